@@ -1,0 +1,146 @@
+# tracepp — one Makefile for everything. `make check` and `make demo` are the
+# two entry points; both install missing Debian packages first (`make deps`).
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+B        ?= build
+PKGS     := libcbor liblz4 libdw libelf libtracefs libtraceevent
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+
+# Debian packages: to build, to run the tests, to plot, and the peers used by `make bench`.
+DEB_BUILD := gcc make pkg-config libcbor-dev liblz4-dev libdw-dev libelf-dev libtracefs-dev libtraceevent-dev
+DEB_RUN   := gnuplot-nox
+DEB_TEST  := clang libclang-rt-14-dev uftrace python3 iproute2 util-linux e2fsprogs
+DEB_BENCH := trace-cmd linux-perf hyperfine lttng-tools babeltrace2 bpftrace
+
+ifeq ($(SAN),1)
+  B := build-san
+  EXTRA_CFLAGS += $(SAN_FLAGS)
+  EXTRA_LDFLAGS += $(SAN_FLAGS)
+endif
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Iformat -Idecoders -Irecorder $(EXTRA_CFLAGS)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LDLIBS   += $(PKG_LIBS) -lpthread -lm
+LDFLAGS  += $(EXTRA_LDFLAGS)
+
+FORMAT_SRC  := $(wildcard format/*.c)
+DECODE_SRC  := $(wildcard decoders/*.c)
+POSTPROC_SRC:= $(wildcard postproc/*.c)
+REC_SRC     := $(wildcard recorder/*.c)
+RT_SRC      := $(wildcard recorder/rt/*.c)
+BENCH_SRC   := $(wildcard bench/*.c)
+UNIT_SRC    := $(wildcard tests/unit/*.c)
+SAMPLE_SRC  := $(wildcard samples/src/*.c)
+SAMPLE_CXX  := $(wildcard samples/src/*.cc)
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+LIBFORMAT := $(B)/libtppformat.a
+LIBDECODE := $(B)/libtppdecode.a
+TRACEPP   := $(B)/tracepp
+TRACEREC  := $(B)/tracerec
+LIBRT     := $(B)/libtpprt.so
+BENCH_BIN := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRC))
+UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+SAMPLES   := $(foreach s,$(patsubst samples/src/%.c,%,$(SAMPLE_SRC)),$(B)/samples/$(s) $(B)/samples/$(s)-pg $(B)/samples/$(s)-fi) \
+             $(foreach s,$(patsubst samples/src/%.cc,%,$(SAMPLE_CXX)),$(B)/samples/$(s) $(B)/samples/$(s)-pg $(B)/samples/$(s)-fi)
+
+.PHONY: all deps check check-fast check-san bench demo fuzz install clean samples
+# The recorder and runtime are built once their sources exist.
+all: $(TRACEPP) $(if $(REC_SRC),$(TRACEREC)) $(if $(RT_SRC),$(LIBRT)) $(BENCH_BIN) $(UNIT_BIN) samples
+
+samples: $(SAMPLES)
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBFORMAT): $(call obj,$(FORMAT_SRC))
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+$(LIBDECODE): $(call obj,$(DECODE_SRC))
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+
+$(TRACEPP): $(call obj,$(POSTPROC_SRC)) $(LIBDECODE) $(LIBFORMAT)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(TRACEREC): $(call obj,$(REC_SRC)) $(LIBFORMAT)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The preloaded runtime: never sanitized or instrumented (it runs inside the
+# traced program), no dependencies beyond libc.
+RT_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC -fvisibility=hidden \
+             -fno-omit-frame-pointer -Irecorder
+$(LIBRT): $(RT_SRC) $(wildcard recorder/rt/*.h) $(wildcard recorder/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -shared -o $@ $(RT_SRC) -ldl -lpthread
+
+$(B)/bench/%: $(B)/obj/bench/%.o $(LIBDECODE) $(LIBFORMAT)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBDECODE) $(LIBFORMAT)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Sample workloads: plain, -pg and -finstrument-functions builds, -O0 so the
+# call trees stay as written.
+SAMPLE_CFLAGS := -O0 -g -fno-omit-frame-pointer -fno-inline -Wall -pthread
+$(B)/samples/%: samples/src/%.c
+	@mkdir -p $(dir $@); $(CC) $(SAMPLE_CFLAGS) -o $@ $< -lpthread
+$(B)/samples/%-pg: samples/src/%.c
+	@mkdir -p $(dir $@); $(CC) $(SAMPLE_CFLAGS) -pg -o $@ $< -lpthread
+$(B)/samples/%-fi: samples/src/%.c
+	@mkdir -p $(dir $@); $(CC) $(SAMPLE_CFLAGS) -finstrument-functions -o $@ $< -lpthread
+$(B)/samples/%: samples/src/%.cc
+	@mkdir -p $(dir $@); g++ $(SAMPLE_CFLAGS) -o $@ $< -lpthread
+$(B)/samples/%-pg: samples/src/%.cc
+	@mkdir -p $(dir $@); g++ $(SAMPLE_CFLAGS) -pg -o $@ $< -lpthread
+$(B)/samples/%-fi: samples/src/%.cc
+	@mkdir -p $(dir $@); g++ $(SAMPLE_CFLAGS) -finstrument-functions -o $@ $< -lpthread
+
+deps:
+	@missing=""; for p in $(DEB_BUILD) $(DEB_RUN) $(DEB_TEST) $(DEPS_EXTRA); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "deps: need root to install:$$missing" >&2; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	fi
+
+# check: the whole suite on the optimised build, then again under ASan+UBSan.
+check: deps
+	$(MAKE) all
+	$(MAKE) SAN=1 all
+	tests/run.sh
+
+check-fast: all
+	TPP_NO_SAN=1 tests/run.sh
+
+bench: 
+	$(MAKE) deps DEPS_EXTRA="$(DEB_BENCH)"
+	$(MAKE) all
+	bench/run.sh
+
+demo: deps
+	$(MAKE) all
+	samples/demo.sh
+
+fuzz: deps
+	@mkdir -p $(B)/fuzz
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -Iformat -Idecoders -Itests/unit \
+	  $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_reader tests/fuzz/fuzz_reader.c $(FORMAT_SRC) $(DECODE_SRC) $(PKG_LIBS) -lm
+	mkdir -p $(B)/fuzz/corpus && cp samples/traces/*.tpp $(B)/fuzz/corpus/
+	$(B)/fuzz/fuzz_reader -max_total_time=$${FUZZ_SECONDS:-60} -rss_limit_mb=1024 $(B)/fuzz/corpus
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/tracepp $(DESTDIR)$(PREFIX)/share/tracepp
+	install -m 755 $(TRACEPP) $(TRACEREC) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(LIBRT) $(DESTDIR)$(PREFIX)/lib/tracepp/
+	cp -r specs plot $(DESTDIR)$(PREFIX)/share/tracepp/
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,351 @@
+/* iter — every event of a file, in file order or in global time order.
+ *
+ * Sorted order is a k-way merge over per-stream cursors: each stream is in
+ * time order already (a CPU's ring buffer, a thread's buffer), so memory is
+ * one decompressed chunk per stream, whatever the file size. A chunk whose
+ * own timestamps go backwards is smoothed through a small reorder window. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "tpp_decode.h"
+
+/* A window entry remembers which of the two payload buffers its strings
+ * point into, so a buffer is reused only once no entry refers to it. */
+struct wentry {
+	struct tpp_event ev;
+	uint8_t par;
+};
+
+struct scur {
+	uint32_t stream;
+	size_t *chunks, nchunks, next;
+	uint8_t *buf[2];
+	size_t cap[2];
+	struct tpp_chunk_dec dec[2];
+	int cur, active, windowed;
+	uint32_t ngen[2];
+	struct tpp_event head;
+	struct wentry *win; /* min-heap by ts while windowed */
+	uint32_t nwin;
+};
+
+struct tpp_iter {
+	struct tpp_reader *r;
+	struct tpp_iter_opts o;
+	int ranged;
+	struct scur *cur;
+	size_t ncur;
+	size_t *heap, nheap;
+	size_t *fill, nfill; /* cursors to refill before the next pick */
+	int top_pending;     /* the top cursor's head was handed out */
+	uint64_t last_out;
+	struct tpp_iter_stats st;
+	char err[768];
+};
+
+static inline void ev_copy(struct tpp_event *dst, const struct tpp_event *src)
+{
+	memcpy(dst, src, offsetof(struct tpp_event, v) + src->nvals * sizeof(src->v[0]));
+}
+
+int tpp_iter_open(struct tpp_iter **itp, struct tpp_reader *r, const struct tpp_iter_opts *o)
+{
+	*itp = NULL;
+	struct tpp_iter *it = calloc(1, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	it->r = r;
+	if (o)
+		memcpy(&it->o, o, o->sz && o->sz < sizeof(*o) ? o->sz : sizeof(*o));
+	if (!it->o.window)
+		it->o.window = 256;
+	it->ranged = it->o.from_ts || it->o.to_ts;
+	if (it->ranged && !it->o.to_ts)
+		it->o.to_ts = UINT64_MAX;
+	size_t n = tpp_r_nchunks(r);
+	/* file order: one cursor over all chunks; sorted: one per stream */
+	for (size_t i = 0; i < n; i++) {
+		const struct tpp_chunk *c = tpp_r_chunk(r, i);
+		if (c->kind != TPP_C_EVENTS)
+			continue;
+		if (it->ranged && (c->last_ts < it->o.from_ts || c->first_ts > it->o.to_ts))
+			continue; /* the index lets a time range skip whole chunks */
+		size_t k = 0;
+		if (it->o.sorted)
+			for (k = 0; k < it->ncur && it->cur[k].stream != c->stream; k++)
+				;
+		if (k == it->ncur) {
+			struct scur *nc = realloc(it->cur, (it->ncur + 1) * sizeof(*nc));
+			if (!nc)
+				goto oom;
+			it->cur = nc;
+			memset(&it->cur[it->ncur], 0, sizeof(*nc));
+			it->cur[it->ncur++].stream = c->stream;
+		}
+		struct scur *s = &it->cur[k];
+		size_t *nch = realloc(s->chunks, (s->nchunks + 1) * sizeof(*nch));
+		if (!nch)
+			goto oom;
+		s->chunks = nch;
+		s->chunks[s->nchunks++] = i;
+	}
+	/* a stream whose chunks overlap in time needs the reorder window */
+	for (size_t k = 0; it->o.sorted && k < it->ncur; k++) {
+		struct scur *s = &it->cur[k];
+		for (size_t i = 1; i < s->nchunks; i++)
+			if (tpp_r_chunk(r, s->chunks[i])->first_ts < tpp_r_chunk(r, s->chunks[i - 1])->last_ts)
+				s->windowed = 1;
+		if (s->windowed && !(s->win = malloc((it->o.window + 1) * sizeof(*s->win))))
+			goto oom;
+	}
+	it->heap = calloc(it->ncur + 1, sizeof(size_t));
+	it->fill = calloc(it->ncur + 1, sizeof(size_t));
+	if (!it->heap || !it->fill)
+		goto oom;
+	for (size_t k = 0; k < it->ncur; k++)
+		it->fill[it->nfill++] = it->ncur - 1 - k;
+	*itp = it;
+	return 0;
+oom:
+	tpp_iter_close(it);
+	return -ENOMEM;
+}
+
+/* Whether a chunk's timestamp column never goes backwards. */
+static int ts_sorted(const struct tpp_chunk_dec *d)
+{
+	const uint8_t *p = d->col_ts;
+	for (uint32_t i = 0; i < d->c->count; i++) {
+		uint64_t v;
+		if (get_varint(&p, d->col_ts_end, &v))
+			return 1; /* damage is reported by the decoder itself */
+		if (i && (v & 1))
+			return 0; /* a negative delta */
+	}
+	return 1;
+}
+
+static void win_swap(struct scur *s, uint32_t a, uint32_t b)
+{
+	struct wentry t = s->win[a];
+	s->win[a] = s->win[b];
+	s->win[b] = t;
+}
+
+static void win_push(struct scur *s, const struct tpp_event *e, int par)
+{
+	uint32_t i = s->nwin++;
+	ev_copy(&s->win[i].ev, e);
+	s->win[i].par = (uint8_t)par;
+	s->ngen[par]++;
+	while (i) {
+		uint32_t p = (i - 1) / 2;
+		if (s->win[p].ev.ts <= s->win[i].ev.ts)
+			break;
+		win_swap(s, p, i);
+		i = p;
+	}
+}
+
+static void win_pop(struct scur *s, struct tpp_event *out)
+{
+	ev_copy(out, &s->win[0].ev);
+	s->ngen[s->win[0].par]--;
+	s->win[0] = s->win[--s->nwin];
+	for (uint32_t i = 0;;) {
+		uint32_t l = 2 * i + 1, m = i;
+		if (l < s->nwin && s->win[l].ev.ts < s->win[m].ev.ts)
+			m = l;
+		if (l + 1 < s->nwin && s->win[l + 1].ev.ts < s->win[m].ev.ts)
+			m = l + 1;
+		if (m == i)
+			break;
+		win_swap(s, m, i);
+		i = m;
+	}
+}
+
+static int damaged(struct tpp_iter *it, struct scur *s, const char *msg)
+{
+	it->st.damaged_chunks++;
+	snprintf(it->err, sizeof(it->err), "%s", msg);
+	s->active = 0;
+	return -TPP_EBADFILE;
+}
+
+/* Loads the stream's next chunk into the free payload buffer: 1, 0 at the
+ * end of the stream, <0 when the chunk is damaged (it is then skipped). */
+static int load_next(struct tpp_iter *it, struct scur *s)
+{
+	if (s->next >= s->nchunks)
+		return 0;
+	int p = !s->cur;
+	const struct tpp_chunk *c = tpp_r_chunk(it->r, s->chunks[s->next++]);
+	long n = tpp_r_payload(it->r, c, &s->buf[p], &s->cap[p]);
+	if (n < 0)
+		return damaged(it, s, tpp_r_error(it->r));
+	int e = tpp_dec_begin(&s->dec[p], it->r, c, s->buf[p], (size_t)n);
+	if (e)
+		return damaged(it, s, s->dec[p].err[0] ? s->dec[p].err : tpp_strerror(e));
+	it->st.chunks++;
+	s->cur = p;
+	s->active = 1;
+	if (it->o.sorted && !s->windowed && !ts_sorted(&s->dec[p]))
+		s->windowed = 1;
+	if (s->windowed && !s->win && !(s->win = malloc((it->o.window + 1) * sizeof(*s->win))))
+		return -ENOMEM;
+	return 1;
+}
+
+/* Puts the stream's next event in s->head: 1, or 0 at its end, or <0. */
+static int cur_fill(struct tpp_iter *it, struct scur *s)
+{
+	for (;;) {
+		if (!s->windowed) {
+			if (!s->active) {
+				int e = load_next(it, s);
+				if (e <= 0)
+					return e;
+				if (s->windowed)
+					continue;
+			}
+			int e = tpp_dec_next(&s->dec[s->cur], &s->head);
+			if (e < 0)
+				return damaged(it, s, s->dec[s->cur].err);
+			if (e == 0) {
+				s->active = 0;
+				continue;
+			}
+		} else {
+			struct tpp_event tmp;
+			while (s->nwin < it->o.window) {
+				if (!s->active) {
+					/* the other buffer is free once no window entry uses it */
+					if (s->next >= s->nchunks || s->ngen[!s->cur])
+						break;
+					int e = load_next(it, s);
+					if (e < 0)
+						return e;
+					continue;
+				}
+				int e = tpp_dec_next(&s->dec[s->cur], &tmp);
+				if (e < 0)
+					return damaged(it, s, s->dec[s->cur].err);
+				if (e == 0) {
+					s->active = 0;
+					continue;
+				}
+				win_push(s, &tmp, s->cur);
+			}
+			if (!s->nwin)
+				return 0;
+			win_pop(s, &s->head);
+		}
+		if (it->ranged && (s->head.ts < it->o.from_ts || s->head.ts > it->o.to_ts))
+			continue;
+		return 1;
+	}
+}
+
+static int less(const struct tpp_iter *it, size_t a, size_t b)
+{
+	const struct tpp_event *x = &it->cur[a].head, *y = &it->cur[b].head;
+	return x->ts < y->ts || (x->ts == y->ts && a < b);
+}
+
+static void heap_push(struct tpp_iter *it, size_t k)
+{
+	size_t i = it->nheap++;
+	it->heap[i] = k;
+	while (i) {
+		size_t p = (i - 1) / 2;
+		if (!less(it, it->heap[i], it->heap[p]))
+			break;
+		size_t t = it->heap[p];
+		it->heap[p] = it->heap[i];
+		it->heap[i] = t;
+		i = p;
+	}
+}
+
+static void sift_down(struct tpp_iter *it, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < it->nheap && less(it, it->heap[l], it->heap[m]))
+			m = l;
+		if (l + 1 < it->nheap && less(it, it->heap[l + 1], it->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		size_t t = it->heap[m];
+		it->heap[m] = it->heap[i];
+		it->heap[i] = t;
+		i = m;
+	}
+}
+
+int tpp_iter_next(struct tpp_iter *it, const struct tpp_event **ev)
+{
+	/* The event returned last time is the head of the cursor on top of the
+	 * heap and points into its buffers: it is refilled only now, and then
+	 * sifted down, which is half the work of a pop and a push. */
+	if (it->top_pending) {
+		size_t k = it->heap[0];
+		int e = cur_fill(it, &it->cur[k]);
+		if (e < 0)
+			return e; /* stays pending: the next call resumes after the damage */
+		it->top_pending = 0;
+		if (e == 1) {
+			sift_down(it, 0);
+		} else {
+			it->heap[0] = it->heap[--it->nheap];
+			sift_down(it, 0);
+		}
+	}
+	while (it->nfill) {
+		size_t k = it->fill[it->nfill - 1];
+		int e = cur_fill(it, &it->cur[k]);
+		if (e < 0)
+			return e;
+		it->nfill--;
+		if (e == 1)
+			heap_push(it, k);
+	}
+	if (!it->nheap)
+		return 0;
+	const struct tpp_event *out = &it->cur[it->heap[0]].head;
+	it->top_pending = 1;
+	if (out->ts < it->last_out)
+		it->st.out_of_order++;
+	else
+		it->last_out = out->ts;
+	it->st.events++;
+	*ev = out;
+	return 1;
+}
+
+const char *tpp_iter_error(const struct tpp_iter *it) { return it->err; }
+
+void tpp_iter_stats(const struct tpp_iter *it, struct tpp_iter_stats *st) { *st = it->st; }
+
+void tpp_iter_close(struct tpp_iter *it)
+{
+	if (!it)
+		return;
+	for (size_t k = 0; k < it->ncur; k++) {
+		for (int p = 0; p < 2; p++) {
+			free(it->cur[k].buf[p]);
+			tpp_dec_end(&it->cur[k].dec[p]);
+		}
+		free(it->cur[k].chunks);
+		free(it->cur[k].win);
+	}
+	free(it->cur);
+	free(it->heap);
+	free(it->fill);
+	free(it);
+}

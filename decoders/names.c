@@ -1,0 +1,166 @@
+/* names — task names and symbols from a file's metadata, so a trace names
+ * its functions on a host that has none of the traced binaries. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpp_decode.h"
+
+struct tslot {
+	int32_t tid, pid;
+	const char *comm;
+};
+struct map {
+	int32_t pid;
+	uint64_t start, end, pgoff;
+	const struct tpp_symtab *st;
+};
+struct tpp_names {
+	struct tslot *slots;
+	size_t nslots;
+	struct map *maps; /* sorted by pid, start */
+	size_t nmaps;
+};
+
+static size_t slot_of(const struct tpp_names *n, int32_t tid)
+{
+	size_t m = n->nslots - 1;
+	for (size_t i = ((uint32_t)tid * 2654435761u) & m;; i = (i + 1) & m)
+		if (n->slots[i].tid == tid || !n->slots[i].comm)
+			return i;
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct map *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static const struct tpp_symtab *find_symtab(const struct tpp_meta *m, const struct tpp_mmap *mm)
+{
+	/* the build-id identifies the object; the path is a fallback for objects without one */
+	for (size_t i = 0; i < m->nsymtabs; i++)
+		if (mm->bid_len && m->symtabs[i].bid_len == mm->bid_len &&
+		    !memcmp(m->symtabs[i].build_id, mm->build_id, mm->bid_len))
+			return &m->symtabs[i];
+	for (size_t i = 0; i < m->nsymtabs; i++)
+		if (!strcmp(m->symtabs[i].path, mm->path))
+			return &m->symtabs[i];
+	return NULL;
+}
+
+int tpp_names_open(struct tpp_names **np, const struct tpp_reader *r)
+{
+	const struct tpp_meta *m = tpp_r_meta(r);
+	struct tpp_names *n = calloc(1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	n->nslots = 64;
+	while (n->nslots < m->ntasks * 2 + 2)
+		n->nslots *= 2;
+	n->slots = calloc(n->nslots, sizeof(*n->slots));
+	n->maps = calloc(m->nmmaps + 1, sizeof(*n->maps));
+	if (!n->slots || !n->maps) {
+		tpp_names_close(n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->ntasks; i++) {
+		const struct tpp_task *t = &m->tasks[i];
+		struct tslot *s = &n->slots[slot_of(n, t->tid)];
+		s->tid = t->tid;
+		s->pid = t->pid;
+		s->comm = t->comm; /* the last record of a tid wins: names after exec */
+	}
+	for (size_t i = 0; i < m->nmmaps; i++) {
+		const struct tpp_mmap *mm = &m->mmaps[i];
+		struct map *p = &n->maps[n->nmaps++];
+		p->pid = mm->pid;
+		p->start = mm->start;
+		p->end = mm->end;
+		p->pgoff = mm->pgoff;
+		p->st = find_symtab(m, mm);
+	}
+	qsort(n->maps, n->nmaps, sizeof(*n->maps), cmp_map);
+	*np = n;
+	return 0;
+}
+
+void tpp_names_close(struct tpp_names *n)
+{
+	if (!n)
+		return;
+	free(n->slots);
+	free(n->maps);
+	free(n);
+}
+
+const char *tpp_names_comm(const struct tpp_names *n, int32_t tid)
+{
+	const struct tslot *s = &n->slots[slot_of(n, tid)];
+	return s->comm && s->tid == tid ? s->comm : NULL;
+}
+
+int32_t tpp_names_pid(const struct tpp_names *n, int32_t tid)
+{
+	const struct tslot *s = &n->slots[slot_of(n, tid)];
+	return s->comm && s->tid == tid ? s->pid : -1;
+}
+
+static const struct tpp_sym *sym_at(const struct tpp_symtab *st, uint64_t a)
+{
+	size_t lo = 0, hi = st->nsyms;
+	while (lo < hi) { /* last symbol starting at or before a */
+		size_t m = (lo + hi) / 2;
+		if (st->syms[m].addr <= a)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (!lo)
+		return NULL;
+	const struct tpp_sym *s = &st->syms[lo - 1];
+	if (a < s->addr + (s->size ? s->size : 1))
+		return s;
+	return NULL;
+}
+
+const char *tpp_names_sym(const struct tpp_names *n, int32_t pid, uint64_t addr, uint64_t *off)
+{
+	/* last mapping of pid starting at or before addr */
+	size_t lo = 0, hi = n->nmaps;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		const struct map *p = &n->maps[m];
+		if (p->pid < pid || (p->pid == pid && p->start <= addr))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const struct map *p = &n->maps[i];
+		if (p->pid != pid)
+			break;
+		if (addr >= p->end || !p->st)
+			continue;
+		/* Shared objects and PIE executables: symbol values are file-relative
+		 * (start - pgoff is the load base). Non-PIE executables: symbol
+		 * values are the absolute addresses themselves. */
+		const struct tpp_sym *s = sym_at(p->st, addr - p->start + p->pgoff);
+		uint64_t base = p->start - p->pgoff;
+		if (!s) {
+			s = sym_at(p->st, addr);
+			base = 0;
+		}
+		if (s) {
+			if (off)
+				*off = addr - base - s->addr;
+			return s->name;
+		}
+		break;
+	}
+	if (off)
+		*off = 0;
+	return NULL;
+}

@@ -1,0 +1,92 @@
+/* tpp_decode — typed events out of a tracepp file, streaming, bounded memory.
+ *
+ * Every byte of a file is untrusted: a damaged chunk is reported and skipped,
+ * never trusted. Errors follow tpp_format.h: negative errno-style values, a
+ * message from tpp_iter_error(). Nothing here prints.
+ *
+ * Memory: an iterator holds one decompressed chunk per stream it is reading
+ * (at most TPP_CHUNK_RAW_MAX each), plus a reorder window per stream; the
+ * event it returns, and any string in it, is valid until the next call.
+ */
+#ifndef TPP_DECODE_H
+#define TPP_DECODE_H
+
+#include "tpp_format.h"
+
+struct tpp_event {
+	uint64_t ts;     /* CLOCK_MONOTONIC ns */
+	uint32_t stream;
+	int32_t cpu;     /* -1 when the stream is a thread's */
+	int32_t tid;     /* the task that ran, -1 unknown */
+	uint16_t type;
+	uint16_t nvals;
+	const struct tpp_type *t; /* schema of this event: names of v[] */
+	union tpp_val v[TPP_MAX_FIELDS];
+};
+
+/* Decoding one chunk payload (tpp_r_payload output). The struct is public so
+ * it can live on the stack; its fields are private. */
+struct tpp_chunk_dec {
+	const struct tpp_reader *r;
+	const struct tpp_chunk *c;
+	const struct tpp_stream_info *si;
+	const uint8_t *p, *end;
+	/* columns: [pos, end) */
+	const uint8_t *col_type, *col_type_end, *col_ts, *col_ts_end, *col_tid, *col_tid_end;
+	const uint8_t *strtab, *strtab_end;
+	uint32_t nstr;
+	const uint8_t **str_ptr; /* nstr offsets into strtab, allocated */
+	uint32_t *str_len;
+	uint32_t done;
+	uint64_t last_ts;
+	int64_t last_tid;
+	/* per-type field columns, built lazily in begin() */
+	struct tpp_dec_tcols *tcols;
+	uint32_t ntcols;
+	char err[160];
+};
+/* Prepares to decode chunk c's payload raw[0..len). Returns 0 or negative error. */
+int tpp_dec_begin(struct tpp_chunk_dec *d, const struct tpp_reader *r, const struct tpp_chunk *c,
+		  const uint8_t *raw, size_t len);
+/* 1: *ev holds the next event; 0: end of chunk; <0: corrupt payload (message
+ * in d->err; stop decoding this chunk). */
+int tpp_dec_next(struct tpp_chunk_dec *d, struct tpp_event *ev);
+void tpp_dec_end(struct tpp_chunk_dec *d);
+
+/* Whole-file iteration. */
+struct tpp_iter;
+struct tpp_iter_opts {
+	size_t sz;          /* sizeof(struct tpp_iter_opts) */
+	int sorted;         /* 1: global time order (k-way merge of streams) */
+	uint64_t from_ts;   /* time range filter, inclusive; 0/0 = everything */
+	uint64_t to_ts;
+	uint32_t window;    /* per-stream reorder window in events, default 256 */
+};
+int tpp_iter_open(struct tpp_iter **it, struct tpp_reader *r, const struct tpp_iter_opts *o);
+/* 1: *ev valid until the next call; 0: end; <0: a chunk was damaged and
+ * skipped (message in tpp_iter_error); calling again continues after it. */
+int tpp_iter_next(struct tpp_iter *it, const struct tpp_event **ev);
+const char *tpp_iter_error(const struct tpp_iter *it);
+struct tpp_iter_stats {
+	uint64_t events, chunks, damaged_chunks, out_of_order;
+};
+void tpp_iter_stats(const struct tpp_iter *it, struct tpp_iter_stats *st);
+void tpp_iter_close(struct tpp_iter *it);
+
+/* Field access by name: index into ev->v, or -1. Cached per type. */
+int tpp_field_index(const struct tpp_type *t, const char *name);
+
+/* ----------------------------------------------------------- names, symbols */
+struct tpp_names;
+/* Builds lookup tables from the file's metadata (tasks, maps, symbols). */
+int tpp_names_open(struct tpp_names **n, const struct tpp_reader *r);
+void tpp_names_close(struct tpp_names *n);
+/* The task name of tid (last known), or NULL. */
+const char *tpp_names_comm(const struct tpp_names *n, int32_t tid);
+/* The thread-group id (pid) of tid, or -1. */
+int32_t tpp_names_pid(const struct tpp_names *n, int32_t tid);
+/* Symbol containing addr in process pid's address space: returns the name
+ * and sets *off to addr - symbol start, or NULL when unknown. */
+const char *tpp_names_sym(const struct tpp_names *n, int32_t pid, uint64_t addr, uint64_t *off);
+
+#endif

@@ -1,0 +1,460 @@
+/* meta — the file header and the metadata records, decoded with libcbor.
+ * Unknown keys and unknown record kinds are skipped (a newer minor version
+ * may add them); a known key with the wrong CBOR type makes the record, or
+ * the header, invalid. */
+#include <cbor.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "layout.h"
+#include "reader_internal.h"
+
+static cbor_item_t *map_get(cbor_item_t *m, const char *key)
+{
+	if (!m || !cbor_isa_map(m) || !cbor_map_is_definite(m))
+		return NULL;
+	size_t n = cbor_map_size(m), kl = strlen(key);
+	struct cbor_pair *p = cbor_map_handle(m);
+	for (size_t i = 0; i < n; i++) {
+		cbor_item_t *k = p[i].key;
+		if (cbor_isa_string(k) && cbor_string_is_definite(k) && cbor_string_length(k) == kl &&
+		    !memcmp(cbor_string_handle(k), key, kl))
+			return p[i].value;
+	}
+	return NULL;
+}
+
+/* Integer of either sign; 0 with *ok = 0 when absent or not an integer. */
+static int64_t get_int(cbor_item_t *it, int *ok)
+{
+	if (it && cbor_isa_uint(it)) {
+		uint64_t v = cbor_get_int(it);
+		return (int64_t)v;
+	}
+	if (it && cbor_isa_negint(it))
+		return -1 - (int64_t)cbor_get_int(it);
+	if (ok)
+		*ok = 0;
+	return 0;
+}
+
+static char *get_str(cbor_item_t *it)
+{
+	if (!it || !cbor_isa_string(it) || !cbor_string_is_definite(it))
+		return NULL;
+	size_t n = cbor_string_length(it);
+	char *s = malloc(n + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, cbor_string_handle(it), n);
+	s[n] = 0;
+	return s;
+}
+
+/* Copies at most cap-1 bytes of a text item into dst (NUL-terminated). */
+static void copy_str(cbor_item_t *it, char *dst, size_t cap)
+{
+	dst[0] = 0;
+	if (!it || !cbor_isa_string(it) || !cbor_string_is_definite(it))
+		return;
+	size_t n = cbor_string_length(it);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, cbor_string_handle(it), n);
+	dst[n] = 0;
+}
+
+static void free_type(struct tpp_type *t)
+{
+	free(t->name);
+	free(t->system);
+	for (unsigned i = 0; t->fields && i < t->nfields; i++)
+		free((char *)t->fields[i].name);
+	free(t->fields);
+}
+
+static int add_type(struct tpp_reader *r, cbor_item_t *m)
+{
+	int ok = 1;
+	int64_t id = get_int(map_get(m, "id"), &ok);
+	cbor_item_t *fl = map_get(m, "fields");
+	if (!ok || id < 0 || id >= TPP_MAX_TYPES || !fl || !cbor_isa_array(fl) || cbor_array_size(fl) > TPP_MAX_FIELDS)
+		return -TPP_EBADFILE;
+	if (r->type_by_id[id])
+		return 0; /* first definition wins: ids are never redefined */
+	struct tpp_type t = {0};
+	t.id = (uint16_t)id;
+	t.name = get_str(map_get(m, "name"));
+	t.system = get_str(map_get(m, "system"));
+	t.nfields = (uint16_t)cbor_array_size(fl);
+	t.fields = calloc(t.nfields ? t.nfields : 1, sizeof(*t.fields));
+	if (!t.name || !t.fields) {
+		free_type(&t);
+		return -TPP_EBADFILE;
+	}
+	if (!t.system)
+		t.system = strdup("");
+	cbor_item_t **fa = cbor_array_handle(fl);
+	for (unsigned i = 0; i < t.nfields; i++) {
+		cbor_item_t *f = fa[i];
+		char *ty = NULL;
+		if (cbor_isa_array(f) && cbor_array_size(f) == 2) {
+			t.fields[i].name = get_str(cbor_array_handle(f)[0]);
+			ty = get_str(cbor_array_handle(f)[1]);
+		}
+		if (!t.fields[i].name || !ty) {
+			free(ty);
+			free_type(&t);
+			return -TPP_EBADFILE;
+		}
+		static const char *const tn[] = {"u64", "s64", "str", "bytes"};
+		/* an unknown field type from a newer writer decodes as bytes */
+		t.fields[i].type = TPP_F_BYTES;
+		for (int k = 0; k < 4; k++)
+			if (!strcmp(ty, tn[k]))
+				t.fields[i].type = (enum tpp_ftype)k;
+		free(ty);
+	}
+	if (r->info.ntypes == r->types_cap) {
+		size_t nc = r->types_cap ? r->types_cap * 2 : 64;
+		struct tpp_type *n = realloc(r->info.types, nc * sizeof(*n));
+		if (!n) {
+			free_type(&t);
+			return -ENOMEM;
+		}
+		r->info.types = n;
+		r->types_cap = nc;
+	}
+	r->info.types[r->info.ntypes++] = t;
+	for (uint32_t i = 0; i < r->info.ntypes; i++)
+		r->type_by_id[r->info.types[i].id] = &r->info.types[i];
+	return 0;
+}
+
+int parse_header(struct tpp_reader *r, const uint8_t *p, size_t n)
+{
+	struct cbor_load_result res;
+	cbor_item_t *h = cbor_load(p, n, &res);
+	int e = 0;
+	if (!h || res.error.code != CBOR_ERR_NONE || !cbor_isa_map(h)) {
+		e = rfail(r, -TPP_EBADFILE, FILE_HDR_FIXED + (h ? 0 : res.error.position),
+			  "header is not a valid CBOR map");
+		goto out;
+	}
+	struct tpp_file_info *in = &r->info;
+	in->producer = get_str(map_get(h, "producer"));
+	in->producer_version = get_str(map_get(h, "producer_version"));
+	in->hostname = get_str(map_get(h, "hostname"));
+	in->kernel = get_str(map_get(h, "kernel"));
+	in->arch = get_str(map_get(h, "arch"));
+	in->clock = get_str(map_get(h, "clock"));
+	in->ncpus = (int32_t)get_int(map_get(h, "ncpus"), NULL);
+	in->wall_offset_ns = get_int(map_get(h, "wall_offset_ns"), NULL);
+	cbor_item_t *cl = map_get(h, "cmdline");
+	if (cl && cbor_isa_array(cl)) {
+		size_t k = cbor_array_size(cl);
+		in->argv = calloc(k + 1, sizeof(char *));
+		for (size_t i = 0; in->argv && i < k; i++) {
+			char *s = get_str(cbor_array_handle(cl)[i]);
+			if (s)
+				in->argv[in->argc++] = s;
+		}
+	}
+	cbor_item_t *ty = map_get(h, "types");
+	if (!ty || !cbor_isa_array(ty)) {
+		e = rfail(r, -TPP_EBADFILE, FILE_HDR_FIXED, "header has no event schema");
+		goto out;
+	}
+	for (size_t i = 0; i < cbor_array_size(ty); i++)
+		if ((e = add_type(r, cbor_array_handle(ty)[i]))) {
+			rfail(r, e, FILE_HDR_FIXED, "event type %zu of the schema is invalid", i);
+			goto out;
+		}
+out:
+	if (h)
+		cbor_decref(&h);
+	return e;
+}
+
+/* Appends one element to one of meta's arrays (k indexes r->caps). */
+static void *grow(struct tpp_reader *r, void **arr, size_t *n, size_t k, size_t elem)
+{
+	if (*n == r->caps[k]) {
+		size_t nc = r->caps[k] ? r->caps[k] * 2 : 64;
+		void *a = realloc(*arr, nc * elem);
+		if (!a)
+			return NULL;
+		*arr = a;
+		r->caps[k] = nc;
+	}
+	void *e = (char *)*arr + (*n)++ * elem;
+	memset(e, 0, elem);
+	return e;
+}
+
+static void copy_bid(cbor_item_t *it, uint8_t *dst, uint32_t *len)
+{
+	*len = 0;
+	if (it && cbor_isa_bytestring(it) && cbor_bytestring_is_definite(it) && cbor_bytestring_length(it) <= 64) {
+		*len = (uint32_t)cbor_bytestring_length(it);
+		memcpy(dst, cbor_bytestring_handle(it), *len);
+	}
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct tpp_sym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int add_stream(struct tpp_reader *r, cbor_item_t *m)
+{
+	int ok = 1;
+	struct tpp_stream_info s;
+	s.id = (uint32_t)get_int(map_get(m, "id"), &ok);
+	char kind[16];
+	copy_str(map_get(m, "kind"), kind, sizeof(kind));
+	s.kind = !strcmp(kind, "thread") ? TPP_S_THREAD : TPP_S_CPU;
+	s.cpu = (int32_t)get_int(map_get(m, "cpu"), &ok);
+	s.pid = (int32_t)get_int(map_get(m, "pid"), &ok);
+	s.tid = (int32_t)get_int(map_get(m, "tid"), &ok);
+	if (!ok)
+		return -1;
+	if (tpp_r_stream_by_id(r, s.id))
+		return 0;
+	if (r->nstreams == r->streams_cap) {
+		size_t nc = r->streams_cap ? r->streams_cap * 2 : 64;
+		struct tpp_stream_info *n = realloc(r->streams, nc * sizeof(*n));
+		if (!n)
+			return -1;
+		r->streams = n;
+		r->streams_cap = nc;
+	}
+	/* keep sorted by id for binary search */
+	size_t i = r->nstreams;
+	while (i > 0 && r->streams[i - 1].id > s.id) {
+		r->streams[i] = r->streams[i - 1];
+		i--;
+	}
+	r->streams[i] = s;
+	r->nstreams++;
+	return 0;
+}
+
+static int add_record(struct tpp_reader *r, cbor_item_t *m)
+{
+	char k[16];
+	copy_str(map_get(m, "k"), k, sizeof(k));
+	struct tpp_meta *me = &r->meta;
+	int ok = 1;
+	if (!strcmp(k, "stream"))
+		return add_stream(r, m);
+	if (!strcmp(k, "type"))
+		return add_type(r, map_get(m, "type"));
+	if (!strcmp(k, "task")) {
+		struct tpp_task *t = grow(r, (void **)&me->tasks, &me->ntasks, 0, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		t->ts = (uint64_t)get_int(map_get(m, "ts"), &ok);
+		t->pid = (int32_t)get_int(map_get(m, "pid"), &ok);
+		t->tid = (int32_t)get_int(map_get(m, "tid"), &ok);
+		copy_str(map_get(m, "comm"), t->comm, sizeof(t->comm));
+		if (!ok)
+			me->ntasks--;
+		return ok ? 0 : -1;
+	}
+	if (!strcmp(k, "mmap")) {
+		struct tpp_mmap *mm = grow(r, (void **)&me->mmaps, &me->nmmaps, 1, sizeof(*mm));
+		if (!mm)
+			return -ENOMEM;
+		mm->ts = (uint64_t)get_int(map_get(m, "ts"), &ok);
+		mm->pid = (int32_t)get_int(map_get(m, "pid"), &ok);
+		mm->start = (uint64_t)get_int(map_get(m, "start"), &ok);
+		mm->end = (uint64_t)get_int(map_get(m, "end"), &ok);
+		mm->pgoff = (uint64_t)get_int(map_get(m, "pgoff"), &ok);
+		mm->path = get_str(map_get(m, "path"));
+		copy_bid(map_get(m, "build_id"), mm->build_id, &mm->bid_len);
+		if (!ok || !mm->path || mm->end < mm->start) {
+			free(mm->path);
+			me->nmmaps--;
+			return -1;
+		}
+		return 0;
+	}
+	if (!strcmp(k, "symtab")) {
+		cbor_item_t *sy = map_get(m, "syms");
+		if (!sy || !cbor_isa_array(sy))
+			return -1;
+		struct tpp_symtab *st = NULL;
+		uint8_t bid[64];
+		uint32_t bl;
+		copy_bid(map_get(m, "build_id"), bid, &bl);
+		char *path = get_str(map_get(m, "path"));
+		if (!path)
+			return -1;
+		/* a table split over several records continues the same object */
+		for (size_t i = 0; i < me->nsymtabs; i++)
+			if (me->symtabs[i].bid_len == bl && !memcmp(me->symtabs[i].build_id, bid, bl) &&
+			    !strcmp(me->symtabs[i].path, path))
+				st = &me->symtabs[i];
+		if (!st) {
+			st = grow(r, (void **)&me->symtabs, &me->nsymtabs, 2, sizeof(*st));
+			if (!st) {
+				free(path);
+				return -ENOMEM;
+			}
+			memcpy(st->build_id, bid, bl);
+			st->bid_len = bl;
+			st->path = path;
+		} else {
+			free(path);
+		}
+		size_t n = cbor_array_size(sy);
+		struct tpp_sym *ns = realloc(st->syms, (st->nsyms + n + 1) * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		st->syms = ns;
+		for (size_t i = 0; i < n; i++) {
+			cbor_item_t *e = cbor_array_handle(sy)[i];
+			if (!cbor_isa_array(e) || cbor_array_size(e) != 3)
+				continue;
+			int ok2 = 1;
+			struct tpp_sym s;
+			s.addr = (uint64_t)get_int(cbor_array_handle(e)[0], &ok2);
+			s.size = (uint64_t)get_int(cbor_array_handle(e)[1], &ok2);
+			s.name = get_str(cbor_array_handle(e)[2]);
+			if (!ok2 || !s.name) {
+				free((char *)s.name);
+				continue;
+			}
+			st->syms[st->nsyms++] = s;
+		}
+		qsort(st->syms, st->nsyms, sizeof(*st->syms), cmp_sym);
+		return 0;
+	}
+	if (!strcmp(k, "lost")) {
+		struct tpp_lost *l = grow(r, (void **)&me->lost, &me->nlost, 3, sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		l->stream = (uint32_t)get_int(map_get(m, "stream"), &ok);
+		l->count = (uint64_t)get_int(map_get(m, "count"), &ok);
+		l->from_ts = (uint64_t)get_int(map_get(m, "from"), &ok);
+		l->to_ts = (uint64_t)get_int(map_get(m, "to"), &ok);
+		if (!ok) {
+			me->nlost--;
+			return -1;
+		}
+		me->lost_total += l->count;
+		return 0;
+	}
+	if (!strcmp(k, "note")) {
+		cbor_item_t *kv = map_get(m, "kv");
+		if (!kv || !cbor_isa_map(kv))
+			return -1;
+		struct tpp_note *no = grow(r, (void **)&me->notes, &me->nnotes, 4, sizeof(*no));
+		if (!no)
+			return -ENOMEM;
+		no->kind = get_str(map_get(m, "kind"));
+		size_t n = cbor_map_size(kv);
+		no->keys = calloc(n + 1, sizeof(char *));
+		no->vals = calloc(n + 1, sizeof(char *));
+		for (size_t i = 0; no->keys && no->vals && i < n; i++) {
+			char *a = get_str(cbor_map_handle(kv)[i].key), *b = get_str(cbor_map_handle(kv)[i].value);
+			if (a && b) {
+				no->keys[no->n] = a;
+				no->vals[no->n++] = b;
+			} else {
+				free(a);
+				free(b);
+			}
+		}
+		return 0;
+	}
+	return 0; /* unknown kind: a newer writer's; skipped */
+}
+
+int load_meta(struct tpp_reader *r)
+{
+	uint8_t *raw = NULL;
+	size_t cap = 0;
+	for (size_t i = 0; i < r->nchunks; i++) {
+		const struct tpp_chunk *c = &r->chunks[i];
+		if (c->kind != TPP_C_META)
+			continue;
+		long n = tpp_r_payload(r, c, &raw, &cap);
+		if (n < 0) {
+			if (n == -ENOMEM)
+				break;
+			/* a damaged metadata chunk costs names, not the trace */
+			r->info.damaged_chunks++;
+			if (!r->first_damage_msg[0])
+				snprintf(r->first_damage_msg, sizeof(r->first_damage_msg), "%s", r->msg);
+			r->msg[0] = 0;
+			continue;
+		}
+		struct cbor_load_result res;
+		cbor_item_t *a = cbor_load(raw, (size_t)n, &res);
+		if (!a || !cbor_isa_array(a) || !cbor_array_is_definite(a)) {
+			r->info.damaged_chunks++;
+			if (!r->first_damage_msg[0])
+				snprintf(r->first_damage_msg, sizeof(r->first_damage_msg),
+					 "%s: offset %llu: metadata is not valid CBOR", r->path,
+					 (unsigned long long)c->offset);
+			if (a)
+				cbor_decref(&a);
+			continue;
+		}
+		for (size_t k = 0; k < cbor_array_size(a); k++)
+			add_record(r, cbor_array_handle(a)[k]);
+		cbor_decref(&a);
+	}
+	free(raw);
+	return 0;
+}
+
+void free_header(struct tpp_reader *r)
+{
+	struct tpp_file_info *in = &r->info;
+	free(in->producer);
+	free(in->producer_version);
+	free(in->hostname);
+	free(in->kernel);
+	free(in->arch);
+	free(in->clock);
+	for (int i = 0; i < in->argc; i++)
+		free(in->argv[i]);
+	free(in->argv);
+	for (uint32_t i = 0; i < in->ntypes; i++)
+		free_type(&in->types[i]);
+	free(in->types);
+}
+
+void free_meta(struct tpp_reader *r)
+{
+	struct tpp_meta *m = &r->meta;
+	free(m->tasks);
+	for (size_t i = 0; i < m->nmmaps; i++)
+		free(m->mmaps[i].path);
+	free(m->mmaps);
+	for (size_t i = 0; i < m->nsymtabs; i++) {
+		for (size_t k = 0; k < m->symtabs[i].nsyms; k++)
+			free((char *)m->symtabs[i].syms[k].name);
+		free(m->symtabs[i].syms);
+		free(m->symtabs[i].path);
+	}
+	free(m->symtabs);
+	free(m->lost);
+	for (size_t i = 0; i < m->nnotes; i++) {
+		for (size_t k = 0; k < m->notes[i].n; k++) {
+			free(m->notes[i].keys[k]);
+			free(m->notes[i].vals[k]);
+		}
+		free(m->notes[i].keys);
+		free(m->notes[i].vals);
+		free(m->notes[i].kind);
+	}
+	free(m->notes);
+}

@@ -1,0 +1,783 @@
+/* writer — buffers events per stream in columns, and writes each full
+ * stream buffer as one checksummed, LZ4-compressed chunk (specs/format.md).
+ *
+ * Why columns: a chunk holds one column per field of each event type, so
+ * LZ4 sees runs of like values (the same type ids, small timestamp deltas,
+ * repeating pids) and compresses far better than interleaved records. */
+#include <errno.h>
+#include <fcntl.h>
+#include <lz4.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "layout.h"
+#include "tpp_format.h"
+#include "writer_internal.h"
+
+static int fail(struct tpp_writer *w, int err, const char *fmt, ...)
+{
+	if (w->err)
+		return w->err;
+	w->err = err;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = snprintf(w->msg, sizeof(w->msg), "%s: ", w->path);
+	if (n < 0 || (size_t)n >= sizeof(w->msg))
+		n = 0;
+	vsnprintf(w->msg + n, sizeof(w->msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int tpp_w_open(struct tpp_writer **wp, const char *path, const struct tpp_w_opts *o)
+{
+	*wp = NULL;
+	if (o && o->sz && o->sz > sizeof(*o))
+		return -EINVAL; /* a newer caller than this library */
+	struct tpp_writer *w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	if (o)
+		memcpy(&w->o, o, o->sz && o->sz < sizeof(*o) ? o->sz : sizeof(*o));
+	if (!w->o.chunk_events)
+		w->o.chunk_events = 65536;
+	if (!w->o.chunk_bytes)
+		w->o.chunk_bytes = 1u << 20;
+	if (w->o.chunk_bytes > TPP_CHUNK_RAW_MAX / 2)
+		w->o.chunk_bytes = TPP_CHUNK_RAW_MAX / 2;
+	if (w->o.lz4_accel < 1)
+		w->o.lz4_accel = 1;
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	if (!w->o.wall_offset_ns) {
+		struct timespec m, r;
+		clock_gettime(CLOCK_MONOTONIC, &m);
+		clock_gettime(CLOCK_REALTIME, &r);
+		w->o.wall_offset_ns = ((int64_t)r.tv_sec - m.tv_sec) * 1000000000LL + (r.tv_nsec - m.tv_nsec);
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		int e = -errno;
+		free(w);
+		return e;
+	}
+	/* argv is copied now: the caller's may not outlive the header write */
+	w->argc = w->o.argc > 0 ? w->o.argc : 0;
+	w->argv = calloc((size_t)w->argc + 1, sizeof(char *));
+	for (int i = 0; w->argv && i < w->argc; i++)
+		w->argv[i] = strdup(w->o.argv[i] ? w->o.argv[i] : "");
+	w->o.argv = NULL;
+	w->o.producer = w->o.producer ? strdup(w->o.producer) : NULL;
+	w->o.producer_version = w->o.producer_version ? strdup(w->o.producer_version) : NULL;
+	*wp = w;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- header */
+
+static void enc_type(struct buf *b, const struct wtype *t)
+{
+	cbor_head(b, CB_MAP, 4);
+	cbor_text(b, "id");
+	cbor_uint(b, t->id);
+	cbor_text(b, "name");
+	cbor_text(b, t->name);
+	cbor_text(b, "system");
+	cbor_text(b, t->system ? t->system : "");
+	cbor_text(b, "fields");
+	cbor_head(b, CB_ARRAY, t->nfields);
+	static const char *const tn[] = {"u64", "s64", "str", "bytes"};
+	for (unsigned i = 0; i < t->nfields; i++) {
+		cbor_head(b, CB_ARRAY, 2);
+		cbor_text(b, t->fnames[i]);
+		cbor_text(b, tn[t->ftypes[i] & 3]);
+	}
+}
+
+static int write_all(struct tpp_writer *w, const void *p, size_t n)
+{
+	const uint8_t *c = p;
+	while (n) {
+		ssize_t k = write(w->fd, c, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = -errno;
+			/* Keep the file a clean prefix of whole chunks, so what was
+			 * written stays readable after ENOSPC. */
+			if (ftruncate(w->fd, (off_t)w->off) == 0)
+				lseek(w->fd, (off_t)w->off, SEEK_SET);
+			return fail(w, e, "write at offset %llu: %s", (unsigned long long)w->off, strerror(-e));
+		}
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int write_header(struct tpp_writer *w)
+{
+	struct utsname u;
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	struct buf b = {0};
+	unsigned nkeys = 11 + (w->nextra ? 1 : 0);
+	cbor_head(&b, CB_MAP, nkeys);
+	cbor_text(&b, "producer");
+	cbor_text(&b, w->o.producer ? w->o.producer : "tracepp");
+	cbor_text(&b, "producer_version");
+	cbor_text(&b, w->o.producer_version ? w->o.producer_version : "0.1");
+	cbor_text(&b, "hostname");
+	cbor_text(&b, host);
+	cbor_text(&b, "kernel");
+	cbor_text(&b, u.release);
+	cbor_text(&b, "arch");
+	cbor_text(&b, u.machine);
+	cbor_text(&b, "ncpus");
+	cbor_uint(&b, (uint64_t)sysconf(_SC_NPROCESSORS_CONF));
+	cbor_text(&b, "clock");
+	cbor_text(&b, "CLOCK_MONOTONIC");
+	cbor_text(&b, "ts_unit");
+	cbor_text(&b, "ns");
+	cbor_text(&b, "wall_offset_ns");
+	cbor_int(&b, w->o.wall_offset_ns);
+	cbor_text(&b, "cmdline");
+	cbor_head(&b, CB_ARRAY, (uint64_t)w->argc);
+	for (int i = 0; i < w->argc; i++)
+		cbor_text(&b, w->argv && w->argv[i] ? w->argv[i] : "");
+	cbor_text(&b, "types");
+	unsigned nt = 0;
+	for (unsigned i = 0; i < TPP_MAX_TYPES; i++)
+		nt += w->types[i].defined;
+	cbor_head(&b, CB_ARRAY, nt);
+	for (unsigned i = 0; i < TPP_MAX_TYPES; i++)
+		if (w->types[i].defined) {
+			enc_type(&b, &w->types[i]);
+			w->types[i].in_header = 1;
+		}
+	if (w->nextra) {
+		cbor_text(&b, "extra");
+		cbor_head(&b, CB_MAP, w->nextra);
+		for (unsigned i = 0; i < w->nextra; i++) {
+			cbor_text(&b, w->extra_k[i]);
+			cbor_text(&b, w->extra_v[i]);
+		}
+	}
+	if (b.oom) {
+		buf_free(&b);
+		return fail(w, -ENOMEM, "out of memory");
+	}
+	uint8_t fixed[FILE_HDR_FIXED];
+	memcpy(fixed, FILE_MAGIC, 8);
+	put_le16(fixed + 8, TPP_MAJOR);
+	put_le16(fixed + 10, TPP_MINOR);
+	put_le32(fixed + 12, (uint32_t)b.len);
+	put_le32(fixed + 16, tpp_crc32c(tpp_crc32c(0, fixed, 16), b.data, b.len));
+	int e = write_all(w, fixed, sizeof(fixed));
+	if (!e)
+		e = write_all(w, b.data, b.len);
+	if (!e)
+		w->off += sizeof(fixed) + b.len;
+	buf_free(&b);
+	w->header_done = 1;
+	return e;
+}
+
+/* ---------------------------------------------------------------- chunks */
+
+/* Writes one chunk whose raw payload is w->pay; compresses when it pays. */
+static int write_chunk(struct tpp_writer *w, uint8_t kind, uint32_t stream, uint32_t count,
+		       uint64_t min_ts, uint64_t max_ts)
+{
+	if (w->err)
+		return w->err;
+	if (!w->header_done && write_header(w))
+		return w->err;
+	if (w->pay.oom)
+		return fail(w, -ENOMEM, "out of memory");
+	if (w->pay.len > TPP_CHUNK_RAW_MAX)
+		return fail(w, -E2BIG, "chunk of %zu bytes exceeds the format's limit", w->pay.len);
+	int bound = LZ4_compressBound((int)w->pay.len);
+	if (buf_reserve(&w->comp, (size_t)bound))
+		return fail(w, -ENOMEM, "out of memory");
+	int clen = LZ4_compress_fast((const char *)w->pay.data, (char *)w->comp.data, (int)w->pay.len, bound,
+				     w->o.lz4_accel);
+	uint8_t flags = 0;
+	const uint8_t *stored = w->pay.data;
+	size_t slen = w->pay.len;
+	if (clen > 0 && (size_t)clen < w->pay.len) {
+		flags = CHUNK_F_LZ4;
+		stored = w->comp.data;
+		slen = (size_t)clen;
+	}
+	uint64_t need = CHUNK_HDR_SIZE + slen;
+	if (w->o.max_file_bytes && kind != TPP_C_INDEX) {
+		/* leave room for the index and trailer so the file can still end cleanly */
+		uint64_t tail = (w->nidx + 2) * 48 + CHUNK_HDR_SIZE + TRAILER_SIZE + 64;
+		if (w->off + need + tail > w->o.max_file_bytes)
+			return fail(w, -EFBIG, "file size cap of %llu bytes reached",
+				    (unsigned long long)w->o.max_file_bytes);
+	}
+	uint8_t h[CHUNK_HDR_SIZE];
+	memcpy(h + CH_MAGIC, CHUNK_MAGIC, 4);
+	h[CH_KIND] = kind;
+	h[CH_FLAGS] = flags;
+	put_le16(h + CH_HSIZE, CHUNK_HDR_SIZE);
+	put_le32(h + CH_STREAM, stream);
+	put_le32(h + CH_COUNT, count);
+	put_le64(h + CH_MINTS, min_ts);
+	put_le64(h + CH_MAXTS, max_ts);
+	put_le32(h + CH_RAW, (uint32_t)w->pay.len);
+	put_le32(h + CH_STORED, (uint32_t)slen);
+	put_le32(h + CH_PCRC, tpp_crc32c(0, stored, slen));
+	put_le32(h + CHUNK_HDR_SIZE - 4, tpp_crc32c(0, h, CHUNK_HDR_SIZE - 4));
+	if (write_all(w, h, sizeof(h)) || write_all(w, stored, slen))
+		return w->err;
+	if (kind != TPP_C_INDEX) {
+		if (w->nidx == w->idx_cap) {
+			size_t nc = w->idx_cap ? w->idx_cap * 2 : 64;
+			struct tpp_chunk *ni = realloc(w->idx, nc * sizeof(*ni));
+			if (!ni)
+				return fail(w, -ENOMEM, "out of memory");
+			w->idx = ni;
+			w->idx_cap = nc;
+		}
+		struct tpp_chunk *c = &w->idx[w->nidx++];
+		memset(c, 0, sizeof(*c));
+		c->offset = w->off;
+		c->kind = kind;
+		c->stream = stream;
+		c->count = count;
+		c->first_ts = min_ts;
+		c->last_ts = max_ts;
+	}
+	w->off += need;
+	w->st.chunks++;
+	w->st.raw_bytes += w->pay.len;
+	w->st.file_bytes = w->off;
+	return 0;
+}
+
+static int flush_meta(struct tpp_writer *w)
+{
+	if (!w->nmeta)
+		return 0;
+	w->pay.len = 0;
+	cbor_head(&w->pay, CB_ARRAY, w->nmeta);
+	buf_put(&w->pay, w->meta.data, w->meta.len);
+	int e = write_chunk(w, TPP_C_META, STREAM_NONE, w->nmeta, w->meta_min, w->meta_max);
+	w->meta.len = 0;
+	w->nmeta = 0;
+	w->meta_min = UINT64_MAX;
+	w->meta_max = 0;
+	return e;
+}
+
+/* Called after each metadata record is appended to w->meta. */
+static int meta_done(struct tpp_writer *w, uint64_t ts)
+{
+	w->nmeta++;
+	if (ts && ts < w->meta_min)
+		w->meta_min = ts;
+	if (ts > w->meta_max)
+		w->meta_max = ts;
+	if (w->meta.oom)
+		return fail(w, -ENOMEM, "out of memory");
+	if (w->meta.len >= (256u << 10))
+		return flush_meta(w);
+	return w->err;
+}
+
+static int flush_stream(struct tpp_writer *w, struct wstream *s)
+{
+	if (!s->count)
+		return 0;
+	/* metadata first: a reader recovering a killed writer's file then knows
+	 * every task and stream the events refer to */
+	if (flush_meta(w))
+		return w->err;
+	struct buf *p = &w->pay;
+	p->len = 0;
+	cbor_head(p, CB_ARRAY, 6);
+	cbor_uint(p, s->count);
+	cbor_bytes(p, s->types.data, s->types.len);
+	cbor_bytes(p, s->ts.data, s->ts.len);
+	cbor_bytes(p, s->tids.data, s->tids.len);
+	cbor_head(p, CB_ARRAY, s->strs.n);
+	for (uint32_t i = 0; i < s->strs.n; i++) {
+		cbor_head(p, CB_TEXT, s->strs.len[i]);
+		buf_put(p, s->strs.pool.data + s->strs.off[i], s->strs.len[i]);
+	}
+	cbor_head(p, CB_MAP, s->npresent);
+	for (uint32_t k = 0; k < s->npresent; k++) {
+		uint16_t id = s->present[k];
+		struct wcols *c = s->cols[id];
+		cbor_uint(p, id);
+		cbor_head(p, CB_ARRAY, c->n);
+		for (unsigned f = 0; f < c->n; f++)
+			cbor_bytes(p, c->f[f].data, c->f[f].len);
+	}
+	int e = write_chunk(w, TPP_C_EVENTS, s->id, s->count, s->min_ts, s->max_ts);
+	/* reset, keeping capacity: each chunk decodes on its own */
+	s->types.len = s->ts.len = s->tids.len = 0;
+	for (uint32_t k = 0; k < s->npresent; k++) {
+		struct wcols *c = s->cols[s->present[k]];
+		for (unsigned f = 0; f < c->n; f++) {
+			c->f[f].len = 0;
+			c->last[f] = 0;
+		}
+		c->present = 0;
+	}
+	s->npresent = 0;
+	strtab_reset(&s->strs);
+	s->count = 0;
+	s->bytes = 0;
+	s->prev_ts = 0;
+	s->prev_tid = 0;
+	return e;
+}
+
+/* ---------------------------------------------------------------- types */
+
+int tpp_w_add_type(struct tpp_writer *w, const struct tpp_type_def *t)
+{
+	if (w->err)
+		return w->err;
+	if (!t || t->id >= TPP_MAX_TYPES || !t->name || t->nfields > TPP_MAX_FIELDS)
+		return -EINVAL;
+	struct wtype *d = &w->types[t->id];
+	if (d->defined)
+		return -EEXIST;
+	d->id = t->id;
+	d->name = strdup(t->name);
+	d->system = t->system ? strdup(t->system) : NULL;
+	d->nfields = t->nfields;
+	for (unsigned i = 0; i < t->nfields; i++) {
+		d->fnames[i] = strdup(t->fields[i].name ? t->fields[i].name : "");
+		d->ftypes[i] = (uint8_t)t->fields[i].type;
+		if (t->fields[i].type > TPP_F_BYTES)
+			return -EINVAL;
+	}
+	d->defined = 1;
+	if (w->header_done) {
+		/* late type: described by a metadata record instead of the header */
+		cbor_head(&w->meta, CB_MAP, 2);
+		cbor_text(&w->meta, "k");
+		cbor_text(&w->meta, "type");
+		cbor_text(&w->meta, "type");
+		enc_type(&w->meta, d);
+		return meta_done(w, 0);
+	}
+	return 0;
+}
+
+int tpp_w_set_header_str(struct tpp_writer *w, const char *key, const char *val)
+{
+	if (w->header_done)
+		return -EBUSY;
+	if (w->nextra >= sizeof(w->extra_k) / sizeof(w->extra_k[0]))
+		return -ENOSPC;
+	w->extra_k[w->nextra] = strdup(key);
+	w->extra_v[w->nextra] = strdup(val);
+	w->nextra++;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- streams */
+
+static struct wstream *find_stream(struct tpp_writer *w, uint32_t id)
+{
+	if (w->last && w->last->id == id)
+		return w->last;
+	for (size_t i = (id * 2654435761u) & (w->hcap - 1); w->hcap; i = (i + 1) & (w->hcap - 1)) {
+		struct wstream *s = w->hash[i];
+		if (!s)
+			return NULL;
+		if (s->id == id)
+			return w->last = s;
+	}
+	return NULL;
+}
+
+static int hash_insert(struct tpp_writer *w, struct wstream *s)
+{
+	if ((w->nstreams + 1) * 2 > w->hcap) {
+		size_t nc = w->hcap ? w->hcap * 2 : 64;
+		struct wstream **nh = calloc(nc, sizeof(*nh));
+		if (!nh)
+			return -ENOMEM;
+		for (size_t i = 0; i < w->hcap; i++)
+			if (w->hash[i])
+				for (size_t j = (w->hash[i]->id * 2654435761u) & (nc - 1);; j = (j + 1) & (nc - 1))
+					if (!nh[j]) {
+						nh[j] = w->hash[i];
+						break;
+					}
+		free(w->hash);
+		w->hash = nh;
+		w->hcap = nc;
+	}
+	for (size_t j = (s->id * 2654435761u) & (w->hcap - 1);; j = (j + 1) & (w->hcap - 1))
+		if (!w->hash[j]) {
+			w->hash[j] = s;
+			break;
+		}
+	w->nstreams++;
+	return 0;
+}
+
+int tpp_w_stream(struct tpp_writer *w, uint32_t id, enum tpp_skind kind, int32_t cpu, int32_t pid,
+		 int32_t tid)
+{
+	if (w->err)
+		return w->err;
+	if (id == STREAM_NONE || (kind != TPP_S_CPU && kind != TPP_S_THREAD))
+		return -EINVAL;
+	if (find_stream(w, id))
+		return -EEXIST;
+	struct wstream *s = calloc(1, sizeof(*s));
+	if (s) {
+		s->id = id;
+		s->kind = kind;
+	}
+	if (!s || hash_insert(w, s)) {
+		free(s);
+		return fail(w, -ENOMEM, "out of memory");
+	}
+	s->next = w->streams;
+	w->streams = s;
+	cbor_head(&w->meta, CB_MAP, 6);
+	cbor_text(&w->meta, "k");
+	cbor_text(&w->meta, "stream");
+	cbor_text(&w->meta, "id");
+	cbor_uint(&w->meta, id);
+	cbor_text(&w->meta, "kind");
+	cbor_text(&w->meta, kind == TPP_S_CPU ? "cpu" : "thread");
+	cbor_text(&w->meta, "cpu");
+	cbor_int(&w->meta, cpu);
+	cbor_text(&w->meta, "pid");
+	cbor_int(&w->meta, pid);
+	cbor_text(&w->meta, "tid");
+	cbor_int(&w->meta, tid);
+	return meta_done(w, 0);
+}
+
+/* ---------------------------------------------------------------- events */
+
+int tpp_w_event(struct tpp_writer *w, uint32_t stream, uint16_t type, uint64_t ts, int32_t tid,
+		const union tpp_val *vals)
+{
+	if (__builtin_expect(w->err != 0, 0))
+		return w->err;
+	struct wstream *s = find_stream(w, stream);
+	if (!s)
+		return -ENOENT;
+	if (type >= TPP_MAX_TYPES || !w->types[type].defined)
+		return -EINVAL;
+	const struct wtype *t = &w->types[type];
+	struct wcols *c = s->cols[type];
+	if (__builtin_expect(!c, 0)) {
+		c = s->cols[type] = calloc(1, sizeof(*c));
+		if (!c)
+			return fail(w, -ENOMEM, "out of memory");
+		c->n = t->nfields;
+	}
+	if (!c->present) {
+		c->present = 1;
+		s->present[s->npresent++] = type;
+	}
+	size_t before = s->types.len + s->ts.len + s->tids.len;
+	buf_varint(&s->types, type);
+	if (!s->count) {
+		s->min_ts = s->max_ts = ts;
+	} else {
+		if (ts < s->min_ts)
+			s->min_ts = ts;
+		if (ts > s->max_ts)
+			s->max_ts = ts;
+	}
+	buf_varint(&s->ts, zigzag((int64_t)(ts - s->prev_ts)));
+	s->prev_ts = ts;
+	if (s->kind == TPP_S_CPU) {
+		buf_varint(&s->tids, zigzag((int64_t)tid - s->prev_tid));
+		s->prev_tid = tid;
+	}
+	size_t grew = s->types.len + s->ts.len + s->tids.len - before;
+	for (unsigned f = 0; f < c->n; f++) {
+		struct buf *fb = &c->f[f];
+		size_t l0 = fb->len;
+		switch (t->ftypes[f]) {
+		case TPP_F_U64:
+		case TPP_F_S64:
+			buf_varint(fb, zigzag((int64_t)(vals[f].u - c->last[f])));
+			c->last[f] = vals[f].u;
+			break;
+		case TPP_F_STR: {
+			int64_t idx = strtab_intern(&s->strs, vals[f].s.p, vals[f].s.len);
+			if (idx < 0)
+				return fail(w, -ENOMEM, "out of memory");
+			buf_varint(fb, (uint64_t)idx);
+			break;
+		}
+		default:
+			buf_varint(fb, vals[f].s.len);
+			buf_put(fb, vals[f].s.p, vals[f].s.len);
+			break;
+		}
+		if (fb->oom)
+			return fail(w, -ENOMEM, "out of memory");
+		grew += fb->len - l0;
+	}
+	if (s->types.oom || s->ts.oom || s->tids.oom)
+		return fail(w, -ENOMEM, "out of memory");
+	s->bytes += grew;
+	s->count++;
+	w->st.events++;
+	if (s->count >= w->o.chunk_events || s->bytes + s->strs.pool.len >= w->o.chunk_bytes)
+		return flush_stream(w, s);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- metadata */
+
+int tpp_w_task(struct tpp_writer *w, uint64_t ts, int32_t pid, int32_t tid, const char *comm)
+{
+	if (w->err)
+		return w->err;
+	cbor_head(&w->meta, CB_MAP, 5);
+	cbor_text(&w->meta, "k");
+	cbor_text(&w->meta, "task");
+	cbor_text(&w->meta, "ts");
+	cbor_uint(&w->meta, ts);
+	cbor_text(&w->meta, "pid");
+	cbor_int(&w->meta, pid);
+	cbor_text(&w->meta, "tid");
+	cbor_int(&w->meta, tid);
+	cbor_text(&w->meta, "comm");
+	cbor_text(&w->meta, comm ? comm : "");
+	return meta_done(w, ts);
+}
+
+int tpp_w_mmap(struct tpp_writer *w, uint64_t ts, int32_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
+	       const char *path, const uint8_t *build_id, size_t bid_len)
+{
+	if (w->err)
+		return w->err;
+	if (bid_len > 64)
+		return -EINVAL;
+	cbor_head(&w->meta, CB_MAP, 8);
+	cbor_text(&w->meta, "k");
+	cbor_text(&w->meta, "mmap");
+	cbor_text(&w->meta, "ts");
+	cbor_uint(&w->meta, ts);
+	cbor_text(&w->meta, "pid");
+	cbor_int(&w->meta, pid);
+	cbor_text(&w->meta, "start");
+	cbor_uint(&w->meta, start);
+	cbor_text(&w->meta, "end");
+	cbor_uint(&w->meta, end);
+	cbor_text(&w->meta, "pgoff");
+	cbor_uint(&w->meta, pgoff);
+	cbor_text(&w->meta, "path");
+	cbor_text(&w->meta, path ? path : "");
+	cbor_text(&w->meta, "build_id");
+	cbor_bytes(&w->meta, build_id, build_id ? bid_len : 0);
+	return meta_done(w, ts);
+}
+
+int tpp_w_symtab(struct tpp_writer *w, const uint8_t *build_id, size_t bid_len, const char *path, size_t nsyms,
+		 const struct tpp_sym *syms)
+{
+	if (w->err)
+		return w->err;
+	if (bid_len > 64)
+		return -EINVAL;
+	/* large tables go out in several records so no chunk nears the limit */
+	const size_t per = 16384;
+	size_t i = 0;
+	do {
+		size_t n = nsyms - i < per ? nsyms - i : per;
+		cbor_head(&w->meta, CB_MAP, 4);
+		cbor_text(&w->meta, "k");
+		cbor_text(&w->meta, "symtab");
+		cbor_text(&w->meta, "build_id");
+		cbor_bytes(&w->meta, build_id, build_id ? bid_len : 0);
+		cbor_text(&w->meta, "path");
+		cbor_text(&w->meta, path ? path : "");
+		cbor_text(&w->meta, "syms");
+		cbor_head(&w->meta, CB_ARRAY, n);
+		for (size_t k = i; k < i + n; k++) {
+			cbor_head(&w->meta, CB_ARRAY, 3);
+			cbor_uint(&w->meta, syms[k].addr);
+			cbor_uint(&w->meta, syms[k].size);
+			cbor_text(&w->meta, syms[k].name ? syms[k].name : "");
+		}
+		i += n;
+		if (meta_done(w, 0))
+			return w->err;
+	} while (i < nsyms);
+	return 0;
+}
+
+int tpp_w_lost(struct tpp_writer *w, uint32_t stream, uint64_t count, uint64_t from_ts, uint64_t to_ts)
+{
+	if (w->err)
+		return w->err;
+	cbor_head(&w->meta, CB_MAP, 5);
+	cbor_text(&w->meta, "k");
+	cbor_text(&w->meta, "lost");
+	cbor_text(&w->meta, "stream");
+	cbor_uint(&w->meta, stream);
+	cbor_text(&w->meta, "count");
+	cbor_uint(&w->meta, count);
+	cbor_text(&w->meta, "from");
+	cbor_uint(&w->meta, from_ts);
+	cbor_text(&w->meta, "to");
+	cbor_uint(&w->meta, to_ts);
+	w->st_lost += count;
+	return meta_done(w, from_ts);
+}
+
+int tpp_w_note(struct tpp_writer *w, const char *kind, size_t n, const char *const *keys,
+	       const char *const *vals)
+{
+	if (w->err)
+		return w->err;
+	cbor_head(&w->meta, CB_MAP, 3);
+	cbor_text(&w->meta, "k");
+	cbor_text(&w->meta, "note");
+	cbor_text(&w->meta, "kind");
+	cbor_text(&w->meta, kind);
+	cbor_text(&w->meta, "kv");
+	cbor_head(&w->meta, CB_MAP, n);
+	for (size_t i = 0; i < n; i++) {
+		cbor_text(&w->meta, keys[i]);
+		cbor_text(&w->meta, vals[i]);
+	}
+	return meta_done(w, 0);
+}
+
+/* ---------------------------------------------------------------- ending */
+
+int tpp_w_flush(struct tpp_writer *w)
+{
+	for (struct wstream *s = w->streams; s && !w->err; s = s->next)
+		flush_stream(w, s);
+	if (!w->err)
+		flush_meta(w);
+	if (!w->err && !w->header_done)
+		write_header(w);
+	return w->err;
+}
+
+static int write_trailer(struct tpp_writer *w)
+{
+	struct buf *p = &w->pay;
+	p->len = 0;
+	cbor_head(p, CB_ARRAY, w->nidx);
+	for (size_t i = 0; i < w->nidx; i++) {
+		const struct tpp_chunk *c = &w->idx[i];
+		cbor_head(p, CB_ARRAY, 6);
+		cbor_uint(p, c->offset);
+		cbor_uint(p, c->kind);
+		cbor_uint(p, c->stream);
+		cbor_uint(p, c->count);
+		cbor_uint(p, c->first_ts);
+		cbor_uint(p, c->last_ts);
+	}
+	uint64_t idx_off = w->off;
+	if (write_chunk(w, TPP_C_INDEX, STREAM_NONE, (uint32_t)w->nidx, 0, 0))
+		return w->err;
+	uint8_t t[TRAILER_SIZE] = {0};
+	put_le64(t + TR_INDEX, idx_off);
+	put_le64(t + TR_EVENTS, w->st.events);
+	put_le64(t + TR_NCHUNKS, w->nidx);
+	memcpy(t + TR_MAGIC, TRAILER_MAGIC, 8);
+	put_le32(t + TR_CRC, tpp_crc32c(0, t, TR_CRC));
+	if (write_all(w, t, sizeof(t)))
+		return w->err;
+	w->off += sizeof(t);
+	w->st.file_bytes = w->off;
+	return 0;
+}
+
+static void w_free(struct tpp_writer *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	for (struct wstream *s = w->streams, *n; s; s = n) {
+		n = s->next;
+		buf_free(&s->types);
+		buf_free(&s->ts);
+		buf_free(&s->tids);
+		for (unsigned i = 0; i < TPP_MAX_TYPES; i++)
+			if (s->cols[i]) {
+				for (unsigned f = 0; f < s->cols[i]->n; f++)
+					buf_free(&s->cols[i]->f[f]);
+				free(s->cols[i]);
+			}
+		strtab_free(&s->strs);
+		free(s);
+	}
+	for (unsigned i = 0; i < TPP_MAX_TYPES; i++)
+		if (w->types[i].defined) {
+			free(w->types[i].name);
+			free(w->types[i].system);
+			for (unsigned f = 0; f < w->types[i].nfields; f++)
+				free(w->types[i].fnames[f]);
+		}
+	for (unsigned i = 0; i < w->nextra; i++) {
+		free(w->extra_k[i]);
+		free(w->extra_v[i]);
+	}
+	for (int i = 0; w->argv && i < w->argc; i++)
+		free(w->argv[i]);
+	free(w->argv);
+	free((char *)w->o.producer);
+	free((char *)w->o.producer_version);
+	free(w->hash);
+	free(w->idx);
+	buf_free(&w->pay);
+	buf_free(&w->comp);
+	buf_free(&w->meta);
+	free(w);
+}
+
+int tpp_w_close(struct tpp_writer *w)
+{
+	if (!w)
+		return -EINVAL;
+	int e = tpp_w_flush(w);
+	/* a full disk or the size cap still gets an index when it fits: retry
+	 * once without the cap so a capped file ends cleanly */
+	if (e == -EFBIG) {
+		w->err = 0;
+		w->o.max_file_bytes = 0;
+		e = 0;
+	}
+	if (!e)
+		e = write_trailer(w);
+	w_free(w);
+	return e;
+}
+
+void tpp_w_abandon(struct tpp_writer *w)
+{
+	if (w)
+		w_free(w);
+}
+
+void tpp_w_stats(const struct tpp_writer *w, struct tpp_w_stats *st)
+{
+	*st = w->st;
+}
+
+const char *tpp_w_error(const struct tpp_writer *w)
+{
+	return w->msg;
+}

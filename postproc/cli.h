@@ -1,0 +1,27 @@
+/* cli — what every tracepp subcommand shares: opening a file with one
+ * clear error line, --format and --time-range parsing, the trace's span. */
+#ifndef TPP_CLI_H
+#define TPP_CLI_H
+
+#include <stdint.h>
+#include "tpp_decode.h"
+
+enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV };
+
+/* Opens path; on failure prints "tracepp CMD: MESSAGE" and returns NULL. A
+ * file recovered without trailer gets a one-line note on stderr. */
+struct tpp_reader *cli_open(const char *cmd, const char *path);
+/* "text"|"json"|"csv" (allowed: a mask of 1<<OUT_*). -1 with a message if not. */
+int cli_format(const char *cmd, const char *arg, unsigned allowed);
+/* Earliest and latest event timestamps, from the chunk index. */
+void cli_span(const struct tpp_reader *r, uint64_t *start, uint64_t *end);
+/* Parses "A,B" or "A~B": each bound absolute ns ("123456789"), or relative to
+ * the trace start with a unit ("1.5s", "200ms", "30us", "100ns"); either side
+ * may be empty. Returns 0, or -1 with a message printed. */
+int cli_time_range(const char *cmd, const char *arg, const struct tpp_reader *r, uint64_t *from, uint64_t *to);
+/* Reports a damaged chunk met while iterating ("tracepp CMD: MESSAGE"). */
+void cli_damage(const char *cmd, const char *msg);
+/* Parses a duration with unit ("10us", "1.5ms", "2s", "500" = ns). -1 on error. */
+int cli_duration(const char *s, uint64_t *ns);
+
+#endif

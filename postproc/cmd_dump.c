@@ -1,0 +1,244 @@
+/* tracepp dump — every event with its named fields, in file order or, with
+ * --sorted, in global time order. Text or one JSON object per line. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "out_fast.h"
+
+/* What dump needs to know about each type, worked out once. */
+struct tinfo {
+	int ready, selected;
+	size_t namelen;
+	uint8_t is_addr[TPP_MAX_FIELDS]; /* symbolize this field */
+	uint8_t clash[TPP_MAX_FIELDS];   /* JSON key would repeat a common key */
+	char jkey[TPP_MAX_FIELDS][TPP_NAME_MAX + 8];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tracepp dump [--sorted] [--format=text|json] [--time-range=FROM,TO] [--type=NAME[,NAME..]]\n"
+		   "                    [--tid=TID] FILE\n");
+}
+
+static int is_addr_field(const char *n)
+{
+	return !strcmp(n, "addr") || !strcmp(n, "__probe_ip") || !strcmp(n, "ip") || !strcmp(n, "call_site") ||
+	       !strcmp(n, "func");
+}
+
+static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types)
+{
+	ti->ready = 1;
+	ti->namelen = strlen(t->name);
+	ti->selected = 1;
+	if (types) {
+		ti->selected = 0;
+		for (const char *p = types; *p;) {
+			size_t n = strcspn(p, ",");
+			if ((n == ti->namelen && !memcmp(p, t->name, n)))
+				ti->selected = 1;
+			p += n + (p[n] == ',');
+		}
+	}
+	static const char *const common[] = {"ts", "cpu", "tid", "type", "task", "sym"};
+	for (unsigned i = 0; i < t->nfields; i++) {
+		ti->is_addr[i] = t->fields[i].type == TPP_F_U64 && is_addr_field(t->fields[i].name);
+		int clash = 0;
+		for (size_t k = 0; k < sizeof(common) / sizeof(common[0]); k++)
+			clash |= !strcmp(t->fields[i].name, common[k]);
+		struct ofast o;
+		of_init(&o, -1);
+		of_json_str(&o, t->fields[i].name, strlen(t->fields[i].name));
+		snprintf(ti->jkey[i], sizeof(ti->jkey[i]), "%s%.*s", clash ? "\"field_" : "",
+			 (int)(clash ? o.len - 1 : o.len), clash ? o.buf + 1 : o.buf);
+	}
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	int fmt = OUT_TEXT, sorted = 0;
+	const char *range = NULL, *types = NULL;
+	long tid_filter = -1;
+	static const struct option lo[] = {{"format", 1, 0, 'f'}, {"sorted", 0, 0, 's'}, {"time-range", 1, 0, 'r'},
+					   {"type", 1, 0, 't'},   {"tid", 1, 0, 'T'},    {"help", 0, 0, 'h'},
+					   {0, 0, 0, 0}};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if ((fmt = cli_format("dump", optarg, 1u << OUT_TEXT | 1u << OUT_JSON)) < 0)
+				return 2;
+			break;
+		case 's': sorted = 1; break;
+		case 'r': range = optarg; break;
+		case 't': types = optarg; break;
+		case 'T': tid_filter = strtol(optarg, NULL, 10); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	struct tpp_reader *r = cli_open("dump", argv[optind]);
+	if (!r)
+		return 1;
+	struct tpp_iter_opts io = {.sz = sizeof(io), .sorted = sorted};
+	if (range && cli_time_range("dump", range, r, &io.from_ts, &io.to_ts)) {
+		tpp_r_close(r);
+		return 2;
+	}
+	struct tpp_names *nm = NULL;
+	struct tpp_iter *it = NULL;
+	struct tinfo *ti = calloc(TPP_MAX_TYPES, sizeof(*ti));
+	struct ofast *o = malloc(sizeof(*o));
+	if (!ti || !o || tpp_names_open(&nm, r) || tpp_iter_open(&it, r, &io)) {
+		fprintf(stderr, "tracepp dump: out of memory\n");
+		return 1;
+	}
+	of_init(o, STDOUT_FILENO);
+	int rc = 0;
+	const struct tpp_event *ev;
+	int e;
+	while ((e = tpp_iter_next(it, &ev)) != 0) {
+		if (e < 0) {
+			of_flush(o);
+			cli_damage("dump", tpp_iter_error(it));
+			rc = 1;
+			continue;
+		}
+		if (!ev->t || (tid_filter >= 0 && ev->tid != tid_filter))
+			continue;
+		struct tinfo *t = &ti[ev->type];
+		if (!t->ready)
+			prep(t, ev->t, types);
+		if (!t->selected)
+			continue;
+		const char *comm = ev->tid >= 0 ? tpp_names_comm(nm, ev->tid) : NULL;
+		int32_t pid = -1;
+		if (fmt == OUT_TEXT) {
+			of_ts(o, ev->ts);
+			if (ev->cpu >= 0) {
+				of_mem(o, " [", 2);
+				of_u64w(o, (uint64_t)ev->cpu, 3);
+				of_mem(o, "] ", 2);
+			} else {
+				of_mem(o, " [---] ", 7);
+			}
+			if (comm)
+				of_text(o, comm, strlen(comm));
+			else
+				of_ch(o, '?');
+			of_ch(o, '-');
+			of_i64(o, ev->tid);
+			of_ch(o, ' ');
+			of_text(o, ev->t->name, t->namelen);
+			of_ch(o, ':');
+			for (unsigned i = 0; i < ev->nvals; i++) {
+				const struct tpp_field_def *fd = &ev->t->fields[i];
+				of_ch(o, ' ');
+				of_str(o, fd->name);
+				of_ch(o, '=');
+				switch (fd->type) {
+				case TPP_F_U64:
+					if (t->is_addr[i]) {
+						of_hex(o, ev->v[i].u);
+						if (pid < 0)
+							pid = tpp_names_pid(nm, ev->tid);
+						uint64_t off;
+						const char *s = tpp_names_sym(nm, pid, ev->v[i].u, &off);
+						if (s) {
+							of_mem(o, " <", 2);
+							of_str(o, s);
+							if (off) {
+								of_ch(o, '+');
+								of_hex(o, off);
+							}
+							of_ch(o, '>');
+						}
+					} else {
+						of_u64(o, ev->v[i].u);
+					}
+					break;
+				case TPP_F_S64: of_i64(o, ev->v[i].i); break;
+				case TPP_F_STR: of_text(o, ev->v[i].s.p, ev->v[i].s.len); break;
+				default:
+					for (uint32_t k = 0; k < ev->v[i].s.len; k++) {
+						unsigned char b = (unsigned char)ev->v[i].s.p[k];
+						of_ch(o, "0123456789abcdef"[b >> 4]);
+						of_ch(o, "0123456789abcdef"[b & 15]);
+					}
+				}
+			}
+			of_ch(o, '\n');
+		} else {
+			of_mem(o, "{\"ts\": ", 7);
+			of_u64(o, ev->ts);
+			of_mem(o, ", \"cpu\": ", 9);
+			of_i64(o, ev->cpu);
+			of_mem(o, ", \"tid\": ", 9);
+			of_i64(o, ev->tid);
+			if (comm) {
+				of_mem(o, ", \"task\": ", 10);
+				of_json_str(o, comm, strlen(comm));
+			}
+			of_mem(o, ", \"type\": ", 10);
+			of_json_str(o, ev->t->name, t->namelen);
+			const char *sym = NULL;
+			for (unsigned i = 0; i < ev->nvals; i++) {
+				const struct tpp_field_def *fd = &ev->t->fields[i];
+				of_mem(o, ", ", 2);
+				of_str(o, t->jkey[i]);
+				of_mem(o, ": ", 2);
+				switch (fd->type) {
+				case TPP_F_U64:
+					of_u64(o, ev->v[i].u);
+					if (t->is_addr[i] && !sym) {
+						if (pid < 0)
+							pid = tpp_names_pid(nm, ev->tid);
+						sym = tpp_names_sym(nm, pid, ev->v[i].u, NULL);
+					}
+					break;
+				case TPP_F_S64: of_i64(o, ev->v[i].i); break;
+				case TPP_F_STR: of_json_str(o, ev->v[i].s.p, ev->v[i].s.len); break;
+				default:
+					of_ch(o, '"');
+					for (uint32_t k = 0; k < ev->v[i].s.len; k++) {
+						unsigned char b = (unsigned char)ev->v[i].s.p[k];
+						of_ch(o, "0123456789abcdef"[b >> 4]);
+						of_ch(o, "0123456789abcdef"[b & 15]);
+					}
+					of_ch(o, '"');
+				}
+			}
+			if (sym) {
+				of_mem(o, ", \"sym\": ", 9);
+				of_json_str(o, sym, strlen(sym));
+			}
+			of_mem(o, "}\n", 2);
+		}
+		if (o->err)
+			break;
+	}
+	if (of_flush(o)) {
+		fprintf(stderr, "tracepp dump: writing output: %s\n", strerror(-o->err));
+		rc = 1;
+	}
+	if (tpp_r_info(r)->damaged_chunks) {
+		cli_damage("dump", tpp_r_error(r));
+		rc = 1;
+	}
+	tpp_iter_close(it);
+	tpp_names_close(nm);
+	tpp_r_close(r);
+	free(ti);
+	free(o);
+	return rc;
+}

@@ -1,0 +1,255 @@
+/* tracepp info — what a trace holds: version, host, span, counts per type
+ * and per stream, lost events, size per event and compression. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "out_fast.h"
+
+struct scount {
+	uint32_t id;
+	uint64_t events;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tracepp info [--format=text|json] FILE\n");
+}
+
+static const char *human_bytes(double b, char *buf, size_t n)
+{
+	static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int i = 0;
+	while (b >= 1024 && i < 4) {
+		b /= 1024;
+		i++;
+	}
+	snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", b, u[i]);
+	return buf;
+}
+
+static const char *human_ns(double ns, char *buf, size_t n)
+{
+	if (ns < 1e3)
+		snprintf(buf, n, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, n, "%.3f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, n, "%.3f ms", ns / 1e6);
+	else
+		snprintf(buf, n, "%.3f s", ns / 1e9);
+	return buf;
+}
+
+/* A JSON string literal: every text here comes from the (untrusted) file. */
+static void fjs(FILE *f, const char *s)
+{
+	static struct ofast o;
+	of_init(&o, -1);
+	of_json_str(&o, s ? s : "", s ? strlen(s) : 0);
+	fwrite(o.buf, 1, o.len, f);
+}
+
+static void json_kv_str(FILE *f, const char *k, const char *v, int comma)
+{
+	fprintf(f, "\"%s\": ", k);
+	fjs(f, v);
+	fputs(comma ? ", " : "", f);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	int fmt = OUT_TEXT;
+	static const struct option lo[] = {{"format", 1, 0, 'f'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		if (c == 'f') {
+			if ((fmt = cli_format("info", optarg, 1u << OUT_TEXT | 1u << OUT_JSON)) < 0)
+				return 2;
+		} else if (c == 'h') {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	const char *path = argv[optind];
+	struct tpp_reader *r = cli_open("info", path);
+	if (!r)
+		return 1;
+	const struct tpp_file_info *in = tpp_r_info(r);
+	const struct tpp_meta *me = tpp_r_meta(r);
+
+	/* Per-type counts need every event decoded; per-stream counts and sizes
+	 * come from chunk headers. */
+	uint64_t *by_type = calloc(TPP_MAX_TYPES + 1, sizeof(*by_type));
+	size_t ns = tpp_r_nstreams(r);
+	struct scount *sc = calloc(ns + 1, sizeof(*sc));
+	uint64_t raw = 0, stored = 0, events = 0, chunks = 0;
+	for (size_t i = 0; i < tpp_r_nchunks(r); i++) {
+		const struct tpp_chunk *ch = tpp_r_chunk(r, i);
+		raw += ch->raw_size;
+		stored += ch->comp_size + ch->hdr_size;
+		chunks++;
+	}
+	struct tpp_iter *it;
+	struct tpp_iter_opts io = {.sz = sizeof(io)};
+	int rc = 0;
+	if (!by_type || !sc || tpp_iter_open(&it, r, &io)) {
+		fprintf(stderr, "tracepp info: out of memory\n");
+		return 1;
+	}
+	const struct tpp_event *ev;
+	int e;
+	uint32_t last_stream = UINT32_MAX;
+	size_t last_k = 0;
+	for (;;) {
+		e = tpp_iter_next(it, &ev);
+		if (e == 0)
+			break;
+		if (e < 0) {
+			cli_damage("info", tpp_iter_error(it));
+			rc = 1;
+			continue;
+		}
+		by_type[ev->t ? ev->type : TPP_MAX_TYPES]++;
+		events++;
+		if (ev->stream != last_stream) {
+			const struct tpp_stream_info *si = tpp_r_stream_by_id(r, ev->stream);
+			last_k = si ? (size_t)(si - tpp_r_stream(r, 0)) : ns;
+			last_stream = ev->stream;
+		}
+		sc[last_k].events++;
+	}
+	struct tpp_iter_stats ist;
+	tpp_iter_stats(it, &ist);
+	tpp_iter_close(it);
+	if (in->damaged_chunks && !ist.damaged_chunks) {
+		cli_damage("info", tpp_r_error(r));
+		rc = 1;
+	}
+	uint64_t start, end;
+	cli_span(r, &start, &end);
+	uint64_t damaged = in->damaged_chunks + ist.damaged_chunks;
+	char b1[64], b2[64];
+	FILE *f = stdout;
+	if (fmt == OUT_JSON) {
+		fprintf(f, "{\"file\": ");
+		fjs(f, path);
+		fprintf(f, ", \"format_version\": \"%u.%u\", ", in->major, in->minor);
+		json_kv_str(f, "producer", in->producer, 1);
+		json_kv_str(f, "producer_version", in->producer_version, 1);
+		json_kv_str(f, "hostname", in->hostname, 1);
+		json_kv_str(f, "kernel", in->kernel, 1);
+		json_kv_str(f, "arch", in->arch, 1);
+		json_kv_str(f, "clock", in->clock, 1);
+		fprintf(f, "\"ncpus\": %d, \"wall_offset_ns\": %lld, \"cmdline\": [", in->ncpus,
+			(long long)in->wall_offset_ns);
+		for (int i = 0; i < in->argc; i++) {
+			fputs(i ? ", " : "", f);
+			fjs(f, in->argv[i]);
+		}
+		fprintf(f, "], \"complete\": %s, \"start_ns\": %llu, \"end_ns\": %llu, \"duration_ns\": %llu, ",
+			in->has_trailer ? "true" : "false", (unsigned long long)start, (unsigned long long)end,
+			(unsigned long long)(end - start));
+		fprintf(f, "\"events\": %llu, \"lost\": %llu, \"chunks\": %llu, \"damaged_chunks\": %llu, ",
+			(unsigned long long)events, (unsigned long long)me->lost_total, (unsigned long long)chunks,
+			(unsigned long long)damaged);
+		fprintf(f, "\"file_bytes\": %llu, \"raw_bytes\": %llu, \"stored_bytes\": %llu, ",
+			(unsigned long long)in->file_size, (unsigned long long)raw, (unsigned long long)stored);
+		fprintf(f, "\"bytes_per_event\": %.4f, \"compression_ratio\": %.3f, ",
+			events ? (double)in->file_size / (double)events : 0.0, stored ? (double)raw / (double)stored : 0.0);
+		fprintf(f, "\"by_type\": {");
+		int first = 1;
+		for (uint32_t i = 0; i < in->ntypes; i++) {
+			const struct tpp_type *t = &in->types[i];
+			if (!by_type[t->id])
+				continue;
+			fputs(first ? "" : ", ", f);
+			fjs(f, t->name);
+			fprintf(f, ": %llu", (unsigned long long)by_type[t->id]);
+			first = 0;
+		}
+		if (by_type[TPP_MAX_TYPES])
+			fprintf(f, "%s\"(unknown)\": %llu", first ? "" : ", ", (unsigned long long)by_type[TPP_MAX_TYPES]);
+		fprintf(f, "}, \"streams\": [");
+		for (size_t i = 0; i < ns; i++) {
+			const struct tpp_stream_info *s = tpp_r_stream(r, i);
+			fprintf(f, "%s{\"id\": %u, \"kind\": \"%s\", \"cpu\": %d, \"pid\": %d, \"tid\": %d, \"events\": %llu}",
+				i ? ", " : "", s->id, s->kind == TPP_S_CPU ? "cpu" : "thread", s->cpu, s->pid, s->tid,
+				(unsigned long long)sc[i].events);
+		}
+		fprintf(f, "], \"lost_by_stream\": [");
+		for (size_t i = 0; i < me->nlost; i++)
+			fprintf(f, "%s{\"stream\": %u, \"count\": %llu, \"from_ns\": %llu, \"to_ns\": %llu}", i ? ", " : "",
+				me->lost[i].stream, (unsigned long long)me->lost[i].count,
+				(unsigned long long)me->lost[i].from_ts, (unsigned long long)me->lost[i].to_ts);
+		fprintf(f, "], \"tasks\": %zu, \"symtabs\": %zu, \"mmaps\": %zu}\n", me->ntasks, me->nsymtabs, me->nmmaps);
+	} else {
+		fprintf(f, "file:         %s\n", path);
+		fprintf(f, "format:       %u.%u%s\n", in->major, in->minor,
+			in->has_trailer ? "" : " (no trailer: recovered by scanning)");
+		fprintf(f, "producer:     %s %s\n", in->producer ? in->producer : "?",
+			in->producer_version ? in->producer_version : "");
+		fprintf(f, "host:         %s, Linux %s %s, %d CPUs\n", in->hostname ? in->hostname : "?",
+			in->kernel ? in->kernel : "?", in->arch ? in->arch : "?", in->ncpus);
+		fprintf(f, "command:     ");
+		for (int i = 0; i < in->argc; i++)
+			fprintf(f, " %s", in->argv[i]);
+		fprintf(f, "\nclock:        %s\n", in->clock ? in->clock : "?");
+		fprintf(f, "span:         %llu .. %llu ns (%s)\n", (unsigned long long)start, (unsigned long long)end,
+			human_ns((double)(end - start), b1, sizeof(b1)));
+		fprintf(f, "events:       %llu in %llu chunks, %zu streams\n", (unsigned long long)events,
+			(unsigned long long)chunks, ns);
+		fprintf(f, "lost:         %llu\n", (unsigned long long)me->lost_total);
+		if (damaged)
+			fprintf(f, "damaged:      %llu chunks skipped\n", (unsigned long long)damaged);
+		fprintf(f, "size:         %s, %.2f bytes/event, compression %.2fx (%s raw)\n",
+			human_bytes((double)in->file_size, b1, sizeof(b1)),
+			events ? (double)in->file_size / (double)events : 0.0, stored ? (double)raw / (double)stored : 0.0,
+			human_bytes((double)raw, b2, sizeof(b2)));
+		fprintf(f, "metadata:     %zu tasks, %zu maps, %zu symbol tables\n", me->ntasks, me->nmmaps,
+			me->nsymtabs);
+		fprintf(f, "\nby type:\n");
+		for (uint32_t i = 0; i < in->ntypes; i++) {
+			const struct tpp_type *t = &in->types[i];
+			if (by_type[t->id])
+				fprintf(f, "  %-28s %12llu\n", t->name, (unsigned long long)by_type[t->id]);
+		}
+		if (by_type[TPP_MAX_TYPES])
+			fprintf(f, "  %-28s %12llu\n", "(unknown type)", (unsigned long long)by_type[TPP_MAX_TYPES]);
+		fprintf(f, "\nby stream:\n");
+		for (size_t i = 0; i < ns; i++) {
+			const struct tpp_stream_info *s = tpp_r_stream(r, i);
+			if (s->kind == TPP_S_CPU)
+				fprintf(f, "  cpu %-6d %21s %12llu\n", s->cpu, "", (unsigned long long)sc[i].events);
+			else
+				fprintf(f, "  thread %-8d (pid %d) %8s %12llu\n", s->tid, s->pid, "",
+					(unsigned long long)sc[i].events);
+		}
+		if (me->nlost) {
+			fprintf(f, "\nlost events:\n");
+			for (size_t i = 0; i < me->nlost; i++)
+				fprintf(f, "  stream %-6u %12llu between %llu and %llu\n", me->lost[i].stream,
+					(unsigned long long)me->lost[i].count, (unsigned long long)me->lost[i].from_ts,
+					(unsigned long long)me->lost[i].to_ts);
+		}
+	}
+	free(by_type);
+	free(sc);
+	tpp_r_close(r);
+	if (fflush(stdout)) {
+		perror("tracepp info: stdout");
+		return 1;
+	}
+	return rc;
+}

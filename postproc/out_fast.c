@@ -1,0 +1,137 @@
+/* out_fast — see out_fast.h. */
+#include <errno.h>
+#include <unistd.h>
+
+#include "out_fast.h"
+
+void of_init(struct ofast *o, int fd)
+{
+	o->fd = fd;
+	o->err = 0;
+	o->len = 0;
+}
+
+int of_flush(struct ofast *o)
+{
+	size_t off = 0;
+	while (off < o->len && !o->err) {
+		ssize_t k = write(o->fd, o->buf + off, o->len - off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			o->err = k < 0 ? -errno : -EIO;
+		else
+			off += (size_t)k;
+	}
+	o->len = 0;
+	return o->err;
+}
+
+static const char digits2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+			      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+			      "8081828384858687888990919293949596979899";
+
+void of_u64(struct ofast *o, uint64_t v)
+{
+	char t[24];
+	char *p = t + sizeof(t);
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+		v /= 100;
+		*--p = digits2[d + 1];
+		*--p = digits2[d];
+	}
+	if (v >= 10) {
+		*--p = digits2[v * 2 + 1];
+		*--p = digits2[v * 2];
+	} else {
+		*--p = (char)('0' + v);
+	}
+	of_mem(o, p, (size_t)(t + sizeof(t) - p));
+}
+
+void of_i64(struct ofast *o, int64_t v)
+{
+	if (v < 0) {
+		of_ch(o, '-');
+		of_u64(o, (uint64_t)0 - (uint64_t)v);
+	} else {
+		of_u64(o, (uint64_t)v);
+	}
+}
+
+void of_hex(struct ofast *o, uint64_t v)
+{
+	char t[20];
+	char *p = t + sizeof(t);
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	*--p = 'x';
+	*--p = '0';
+	of_mem(o, p, (size_t)(t + sizeof(t) - p));
+}
+
+void of_u64w(struct ofast *o, uint64_t v, int w)
+{
+	char t[24];
+	int n = 0;
+	while (n < w || v) {
+		t[sizeof(t) - 1 - n] = (char)('0' + v % 10);
+		v /= 10;
+		n++;
+		if (n >= (int)sizeof(t))
+			break;
+	}
+	of_mem(o, t + sizeof(t) - n, (size_t)n);
+}
+
+void of_ts(struct ofast *o, uint64_t ns)
+{
+	of_u64(o, ns / 1000000000u);
+	of_ch(o, '.');
+	of_u64w(o, ns % 1000000000u, 9);
+}
+
+void of_text(struct ofast *o, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f) {
+			char e[4] = {'\\', 'x', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15]};
+			of_mem(o, e, 4);
+		} else {
+			of_ch(o, (char)c);
+		}
+	}
+}
+
+void of_json_str(struct ofast *o, const char *s, size_t n)
+{
+	of_ch(o, '"');
+	size_t run = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+			run++;
+			continue;
+		}
+		of_mem(o, s + i - run, run);
+		run = 0;
+		if (c == '"' || c == '\\') {
+			char e[2] = {'\\', (char)c};
+			of_mem(o, e, 2);
+		} else if (c < 0x20) {
+			char e[6] = {'\\', 'u', '0', '0', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15]};
+			of_mem(o, e, 6);
+		} else {
+			/* bytes >= 0x80: kept when they form valid UTF-8 is more work than
+			 * it is worth for kernel strings; escape as U+00XX (Latin-1) */
+			char e[6] = {'\\', 'u', '0', '0', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15]};
+			of_mem(o, e, 6);
+		}
+	}
+	of_mem(o, s + n - run, run);
+	of_ch(o, '"');
+}

@@ -1,0 +1,44 @@
+/* tracepp — offline analysis of tracepp trace files. One subcommand per file
+ * (postproc/cmd_*.c); this file only dispatches. */
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *help;
+} cmds[] = {
+	{"info", cmd_info, "facts about a trace: host, span, counts, lost events, sizes"},
+	{"dump", cmd_dump, "every event with its fields, in file or time order"},
+	/* further subcommands: one line each, keep alphabetical after these two */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tracepp COMMAND [OPTIONS] FILE\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\n'tracepp COMMAND --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("tracepp 0.1 (format %d.%d)\n", 1, 0);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "tracepp: unknown command '%s' (try 'tracepp --help')\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,197 @@
+/* roundtrip — what goes into the writer comes out of the reader, byte for
+ * byte: every field type, extreme values, several streams, late types,
+ * metadata records, in file order and in global time order. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "tpp_decode.h"
+#include "tpp_test.h"
+
+#define N 50000
+struct rec {
+	uint32_t stream;
+	uint16_t type;
+	uint64_t ts;
+	int32_t tid;
+	uint64_t u;
+	int64_t s;
+	char str[24];
+	uint8_t bytes[8];
+	uint32_t blen;
+};
+
+static uint64_t x = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
+int main(void)
+{
+	char path[] = "/tmp/tpp-rt-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	CHECK(tpp_crc32c(0, "123456789", 9) == 0xE3069283u, "crc32c check value %08x", tpp_crc32c(0, "123456789", 9));
+	/* varints and zigzag at the edges */
+	const int64_t edge[] = {0, 1, -1, 63, -64, 64, INT64_MAX, INT64_MIN, 1ll << 35, -(1ll << 35)};
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		struct buf b = {0};
+		buf_varint(&b, zigzag(edge[i]));
+		const uint8_t *p = b.data;
+		uint64_t v = 0;
+		CHECK(!get_varint(&p, b.data + b.len, &v) && unzigzag(v) == edge[i] && p == b.data + b.len,
+		      "varint edge %lld", (long long)edge[i]);
+		CHECK(get_varint(&(const uint8_t *){b.data}, b.data + b.len - 1, &v) == -1 || b.len == 1,
+		      "truncated varint is refused");
+		buf_free(&b);
+	}
+
+	static struct rec recs[N];
+	struct tpp_writer *w;
+	struct tpp_w_opts o = {.sz = sizeof(o), .chunk_events = 777, .producer = "roundtrip"};
+	CHECK(tpp_w_open(&w, path, &o) == 0, "open writer");
+	static const struct tpp_field_def f1[] = {{"u", TPP_F_U64}, {"s", TPP_F_S64}, {"name", TPP_F_STR},
+						  {"blob", TPP_F_BYTES}};
+	static const struct tpp_field_def f2[] = {{"only", TPP_F_U64}};
+	struct tpp_type_def t1 = {1, "t_all", "test", 4, f1}, t2 = {7, "t_one", "test", 1, f2};
+	CHECK(tpp_w_add_type(w, &t1) == 0, "add type");
+	CHECK(tpp_w_add_type(w, &t1) < 0, "a type id is defined once");
+	CHECK(tpp_w_stream(w, 0, TPP_S_CPU, 0, -1, -1) == 0, "stream cpu0");
+	CHECK(tpp_w_stream(w, 1, TPP_S_CPU, 1, -1, -1) == 0, "stream cpu1");
+	CHECK(tpp_w_stream(w, 1000, TPP_S_THREAD, -1, 77, 78) == 0, "stream thread");
+	CHECK(tpp_w_stream(w, 1, TPP_S_CPU, 1, -1, -1) < 0, "duplicate stream refused");
+	CHECK(tpp_w_task(w, 5, 77, 78, "worker \"x\"") == 0, "task");
+	static const char *names[] = {"", "a", "swapper/0", "kworker/u8:2-events", "tab\there", "x\0y"};
+	uint64_t ts[3] = {1000, 2000, 3000};
+	int late_added = 0;
+	for (int i = 0; i < N; i++) {
+		struct rec *r = &recs[i];
+		r->stream = (uint32_t[]){0, 1, 1000}[rnd() % 3];
+		int si = r->stream == 1000 ? 2 : (int)r->stream;
+		ts[si] += rnd() % 5000;
+		r->ts = ts[si];
+		if (rnd() % 100 == 0 && r->ts > 500)
+			r->ts -= 400; /* a little out of order, as per-CPU clocks can be */
+		r->tid = r->stream == 1000 ? 78 : (int32_t)(rnd() % 70000) - 5;
+		if (i == N / 2 && !late_added) {
+			CHECK(tpp_w_add_type(w, &t2) == 0, "late type");
+			late_added = 1;
+		}
+		r->type = (late_added && rnd() % 4 == 0) ? 7 : 1;
+		r->u = (uint64_t[]){0, 1, UINT64_MAX, 0xffff888100000000ull, rnd()}[rnd() % 5];
+		r->s = (int64_t[]){0, -1, INT64_MIN, INT64_MAX, (int64_t)rnd()}[rnd() % 5];
+		const char *nm = names[rnd() % 6];
+		snprintf(r->str, sizeof(r->str), "%s", nm);
+		r->blen = (uint32_t)(rnd() % 9);
+		for (uint32_t k = 0; k < r->blen; k++)
+			r->bytes[k] = (uint8_t)rnd();
+		union tpp_val v[4];
+		v[0].u = r->u;
+		v[1].i = r->s;
+		v[2].s.p = r->str;
+		v[2].s.len = (uint32_t)strlen(r->str);
+		v[3].s.p = (const char *)r->bytes;
+		v[3].s.len = r->blen;
+		if (r->type == 7)
+			v[0].u = r->u;
+		CHECK(tpp_w_event(w, r->stream, r->type, r->ts, r->tid, v) == 0, "event %d", i);
+	}
+	CHECK(tpp_w_event(w, 5, 1, 1, 1, NULL) < 0, "event on an undeclared stream is refused");
+	uint8_t bid[20] = {1, 2, 3};
+	struct tpp_sym syms[3] = {{0x1000, 0x10, "alpha"}, {0x1010, 0x20, "beta"}, {0x1100, 0, "gamma"}};
+	CHECK(tpp_w_mmap(w, 9, 77, 0x400000, 0x500000, 0x1000, "/bin/x", bid, 20) == 0, "mmap");
+	CHECK(tpp_w_symtab(w, bid, 20, "/bin/x", 3, syms) == 0, "symtab");
+	CHECK(tpp_w_lost(w, 1, 42, 100, 200) == 0, "lost");
+	const char *k[] = {"a"}, *vv[] = {"b"};
+	CHECK(tpp_w_note(w, "host", 1, k, vv) == 0, "note");
+	struct tpp_w_stats st;
+	tpp_w_stats(w, &st);
+	CHECK(st.events == N, "writer counted %llu", (unsigned long long)st.events);
+	CHECK(tpp_w_close(w) == 0, "close");
+
+	struct tpp_reader *r;
+	char msg[256];
+	CHECK(tpp_r_open(&r, path, msg, sizeof(msg)) == 0, "open reader: %s", msg);
+	const struct tpp_file_info *in = tpp_r_info(r);
+	CHECK(in->has_trailer && in->major == 1, "trailer and version");
+	CHECK(!strcmp(in->producer, "roundtrip"), "producer");
+	CHECK(tpp_r_type(r, 7) && !strcmp(tpp_r_type(r, 7)->name, "t_one"), "late type read back");
+	const struct tpp_meta *me = tpp_r_meta(r);
+	CHECK(me->ntasks == 1 && !strcmp(me->tasks[0].comm, "worker \"x\"") && me->tasks[0].tid == 78, "task");
+	CHECK(me->nmmaps == 1 && me->mmaps[0].start == 0x400000 && me->mmaps[0].bid_len == 20, "mmap");
+	CHECK(me->nsymtabs == 1 && me->symtabs[0].nsyms == 3, "symtab");
+	CHECK(me->lost_total == 42 && me->nlost == 1 && me->lost[0].to_ts == 200, "lost");
+	CHECK(me->nnotes == 1 && !strcmp(me->notes[0].vals[0], "b"), "note");
+	CHECK(tpp_r_nstreams(r) == 3 && tpp_r_stream_by_id(r, 1000)->tid == 78, "streams");
+	struct tpp_names *nm;
+	CHECK(tpp_names_open(&nm, r) == 0, "names");
+	uint64_t off = 0;
+	CHECK(tpp_names_sym(nm, 77, 0x400000 + 0x15, &off) && !strcmp(tpp_names_sym(nm, 77, 0x400015, &off), "beta") && off == 5,
+	      "symbol of a PIE/shared mapping");
+	CHECK(tpp_names_sym(nm, 77, 0x400000 + 0x40, &off) == NULL, "address in no symbol");
+	CHECK(!strcmp(tpp_names_comm(nm, 78), "worker \"x\"") && tpp_names_pid(nm, 78) == 77, "comm and pid");
+	tpp_names_close(nm);
+
+	/* file order: per stream, events come back in the order written */
+	for (int sorted = 0; sorted < 2; sorted++) {
+		struct tpp_iter *it;
+		struct tpp_iter_opts io = {.sz = sizeof(io), .sorted = sorted, .window = 64};
+		CHECK(tpp_iter_open(&it, r, &io) == 0, "iter");
+		int pos[3] = {0, 0, 0}, bad = 0, n = 0;
+		uint64_t last = 0;
+		int backwards = 0;
+		const struct tpp_event *ev;
+		while (tpp_iter_next(it, &ev) == 1) {
+			int si = ev->stream == 1000 ? 2 : (int)ev->stream;
+			n++;
+			if (sorted) {
+				backwards += ev->ts < last;
+				last = ev->ts;
+				continue;
+			}
+			while (pos[si] < N && recs[pos[si]].stream != ev->stream)
+				pos[si]++;
+			const struct rec *rc = &recs[pos[si]++];
+			int ok = rc->ts == ev->ts && rc->type == ev->type && rc->tid == ev->tid && ev->v[0].u == rc->u;
+			if (ok && rc->type == 1)
+				ok = ev->v[1].i == rc->s && ev->v[2].s.len == strlen(rc->str) &&
+				     !memcmp(ev->v[2].s.p, rc->str, ev->v[2].s.len) && ev->v[3].s.len == rc->blen &&
+				     !memcmp(ev->v[3].s.p, rc->bytes, rc->blen);
+			if (!ok && bad++ < 3)
+				fprintf(stderr, "mismatch at stream %u event %d\n", ev->stream, pos[si] - 1);
+			CHECK(ev->cpu == (ev->stream == 1000 ? -1 : (int32_t)ev->stream), "cpu of stream");
+		}
+		CHECK(n == N, "%s: read %d of %d events", sorted ? "sorted" : "file order", n, N);
+		CHECK(!bad, "%d events differ", bad);
+		if (sorted)
+			CHECK(backwards == 0, "sorted output went backwards %d times", backwards);
+		tpp_iter_close(it);
+	}
+	/* a time range returns exactly the events inside it */
+	uint64_t from = 20000, to = 400000;
+	int want = 0;
+	for (int i = 0; i < N; i++)
+		want += recs[i].ts >= from && recs[i].ts <= to;
+	struct tpp_iter *it;
+	struct tpp_iter_opts io = {.sz = sizeof(io), .sorted = 1, .from_ts = from, .to_ts = to};
+	CHECK(tpp_iter_open(&it, r, &io) == 0, "ranged iter");
+	const struct tpp_event *ev;
+	int got = 0;
+	while (tpp_iter_next(it, &ev) == 1)
+		got += ev->ts >= from && ev->ts <= to ? 1 : 1000000;
+	struct tpp_iter_stats ist;
+	tpp_iter_stats(it, &ist);
+	CHECK(got == want, "time range: %d events, want %d", got, want);
+	CHECK(ist.chunks < tpp_r_nchunks(r) / 2, "time range skipped chunks by index (%llu read)",
+	      (unsigned long long)ist.chunks);
+	tpp_iter_close(it);
+	tpp_r_close(r);
+	unlink(path);
+	TEST_DONE();
+}
