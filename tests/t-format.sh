@@ -125,7 +125,10 @@ test_expect 'absurd sizes in headers are refused without a huge allocation' '
 	h = bytearray(b); h[12:16] = struct.pack("<I", 0xfffffff0); open("hdr.tpp", "wb").write(h)
 	PY
 	bad_input hdr.tpp "header length" &&
-	(ulimit -v 200000; "$TRACEPP" info hdr.tpp 2>/dev/null; test $? -eq 1)
+	case $B in
+	*san*) ;; # ASan reserves terabytes of address space: no ulimit there
+	*) (ulimit -v 200000; "$TRACEPP" info hdr.tpp 2>/dev/null; test $? -eq 1) ;;
+	esac
 '
 
 test_expect 'unknown options and formats are refused' '
