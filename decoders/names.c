@@ -8,6 +8,7 @@
 
 struct tslot {
 	int32_t tid, pid;
+	uint64_t ts;
 	const char *comm;
 };
 struct map {
@@ -58,7 +59,7 @@ int tpp_names_open(struct tpp_names **np, const struct tpp_reader *r)
 	if (!n)
 		return -ENOMEM;
 	n->nslots = 64;
-	while (n->nslots < m->ntasks * 2 + 2)
+	while (n->nslots < (m->ntasks + tpp_r_nstreams(r)) * 2 + 2)
 		n->nslots *= 2;
 	n->slots = calloc(n->nslots, sizeof(*n->slots));
 	n->maps = calloc(m->nmmaps + 1, sizeof(*n->maps));
@@ -69,9 +70,29 @@ int tpp_names_open(struct tpp_names **np, const struct tpp_reader *r)
 	for (size_t i = 0; i < m->ntasks; i++) {
 		const struct tpp_task *t = &m->tasks[i];
 		struct tslot *s = &n->slots[slot_of(n, t->tid)];
+		/* the latest record of a tid wins (names after exec); records
+		 * arrive in file order, which is not always time order */
+		if (s->comm && t->ts < s->ts)
+			continue;
 		s->tid = t->tid;
 		s->pid = t->pid;
-		s->comm = t->comm; /* the last record of a tid wins: names after exec */
+		s->ts = t->ts;
+		s->comm = t->comm;
+	}
+	/* A thread's own stream knows its process even when no task record
+	 * does (a thread that lived between two /proc scans). */
+	for (size_t i = 0; i < tpp_r_nstreams(r); i++) {
+		const struct tpp_stream_info *si = tpp_r_stream(r, i);
+		if (si->kind != TPP_S_THREAD || si->tid < 0 || si->pid < 0)
+			continue;
+		struct tslot *s = &n->slots[slot_of(n, si->tid)];
+		if (s->comm)
+			continue;
+		/* threads start with their process's name */
+		const struct tslot *ps = &n->slots[slot_of(n, si->pid)];
+		s->tid = si->tid;
+		s->pid = si->pid;
+		s->comm = ps->comm && ps->tid == si->pid ? ps->comm : "";
 	}
 	for (size_t i = 0; i < m->nmmaps; i++) {
 		const struct tpp_mmap *mm = &m->mmaps[i];
@@ -99,7 +120,7 @@ void tpp_names_close(struct tpp_names *n)
 const char *tpp_names_comm(const struct tpp_names *n, int32_t tid)
 {
 	const struct tslot *s = &n->slots[slot_of(n, tid)];
-	return s->comm && s->tid == tid ? s->comm : NULL;
+	return s->comm && s->comm[0] && s->tid == tid ? s->comm : NULL;
 }
 
 int32_t tpp_names_pid(const struct tpp_names *n, int32_t tid)

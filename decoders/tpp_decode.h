@@ -64,7 +64,10 @@ struct tpp_iter_opts {
 };
 int tpp_iter_open(struct tpp_iter **it, struct tpp_reader *r, const struct tpp_iter_opts *o);
 /* 1: *ev valid until the next call; 0: end; <0: a chunk was damaged and
- * skipped (message in tpp_iter_error); calling again continues after it. */
+ * skipped (message in tpp_iter_error); calling again continues after it.
+ * Damage found while opening the file (the recovery scan skipping bytes that
+ * hold no intact chunk header) is not repeated here: it is counted in
+ * tpp_r_info()->damaged_chunks, with the first message in tpp_r_error(). */
 int tpp_iter_next(struct tpp_iter *it, const struct tpp_event **ev);
 const char *tpp_iter_error(const struct tpp_iter *it);
 struct tpp_iter_stats {

@@ -237,7 +237,7 @@ struct tpp_note {
 };
 struct tpp_meta {
 	size_t ntasks, nmmaps, nsymtabs, nlost, nnotes;
-	struct tpp_task *tasks; /* in file order; the last record per tid wins */
+	struct tpp_task *tasks; /* in file order; per tid, the record with the latest ts holds */
 	struct tpp_mmap *mmaps;
 	struct tpp_symtab *symtabs;
 	struct tpp_lost *lost;
