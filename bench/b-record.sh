@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Kernel-event recording, side by side in one run: tracerec vs
+# `trace-cmd record -d --no-filter` and `perf record -a`, same events, same
+# workloads:
+#   switch: w-pingpong with both threads pinned to CPU 0 (-e sched)
+#   io:     w-odirect, 4 KiB O_DIRECT writes and reads (-e block)
+# Each recorder runs system-wide in the background around the workload.
+# Prints "name: value" lines: workload slowdown per tool, bytes per event,
+# recorder CPU time per million events, events captured vs the kernel's
+# count (the workload's own /proc counters: switches per thread, diskstats).
+# Knobs: ROUNDS (default 50000), IOS (default 3000), REPS (default 3).
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+B=${TPP_B:-$TOP/build}
+TRACEREC=$B/tracerec TRACEPP=$B/tracepp S=$B/samples
+ROUNDS=${ROUNDS:-50000} IOS=${IOS:-3000} REPS=${REPS:-3}
+W=$(mktemp -d /tmp/tpp-bench.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+have_tc=1 have_perf=1
+command -v trace-cmd >/dev/null || { have_tc=0; echo "# trace-cmd missing: its columns are skipped"; }
+command -v perf >/dev/null || { have_perf=0; echo "# perf missing: its columns are skipped"; }
+[ -d /sys/kernel/tracing/instances ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+
+# bg_rusage OUTFILE CMD...: runs CMD in the background; when it exits, its
+# CPU time (user+sys, all its threads and waited-for children) goes to OUTFILE.
+bg_rusage() {
+	local out=$1; shift
+	python3 -c '
+import os, resource, signal, subprocess, sys
+p = subprocess.Popen(sys.argv[2:])
+for s in (signal.SIGINT, signal.SIGTERM):
+    signal.signal(s, lambda n, f: p.send_signal(signal.SIGINT))
+while True:
+    try:
+        p.wait(); break
+    except InterruptedError:
+        pass
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write("%.6f\n" % (r.ru_utime + r.ru_stime))' "$out" "$@" &
+	BG=$!
+}
+
+# events in a recording, per tool
+nevents() {
+	case $1 in
+	tracerec) "$TRACEPP" info "$2" | awk '/^events:/ {print $2}' ;;
+	trace-cmd) trace-cmd report -i "$2" 2>/dev/null | grep -c ': [a-z_]*: ' ;;
+	perf) perf script -i "$2" 2>/dev/null | wc -l ;;
+	esac
+}
+
+# Events as "TS_NS TYPE FIELDS..." text, uniform over tools (for the checks)
+as_text() {
+	case $1 in
+	tracerec) "$TRACEPP" dump --format=json "$2" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    e = json.loads(l)
+    if e["type"] == "sched_switch": print(e["ts"], "sched_switch", "prev_pid=%d" % e["prev_pid"])
+    elif e["type"] == "block_rq_complete": print(e["ts"], "block_rq_complete", "%d,%d" % (e["dev"] >> 20, e["dev"] & 0xfffff), e["rwbs"])' ;;
+	trace-cmd) trace-cmd report -t -i "$2" 2>/dev/null | python3 -c '
+import re, sys
+for l in sys.stdin:
+    m = re.search(r"\]\s+(\d+)\.(\d+): (\w+):\s+(.*)", l)
+    if not m: continue
+    ts = int(m.group(1)) * 10**9 + int(m.group(2).ljust(9, "0")[:9])
+    ev, rest = m.group(3), m.group(4)
+    if ev == "sched_switch":
+        p = re.search(r"prev_pid=(\d+)", rest) or re.search(r":(\d+) \[", rest)
+        print(ts, ev, "prev_pid=%s" % p.group(1))
+    elif ev == "block_rq_complete":
+        f = rest.split()
+        print(ts, ev, f[0], f[1])' ;;
+	perf) perf script --ns -i "$2" -F time,event,trace 2>/dev/null | python3 -c '
+import re, sys
+for l in sys.stdin:
+    m = re.match(r"\s*(\d+)\.(\d+):\s+(\S+):\s+(.*)", l)
+    if not m: continue
+    ts = int(m.group(1)) * 10**9 + int(m.group(2).ljust(9, "0")[:9])
+    ev, rest = m.group(3).split(":")[-1], m.group(4)
+    if ev == "sched_switch":
+        p = re.search(r"prev_pid=(\d+)", rest)
+        print(ts, ev, "prev_pid=%s" % p.group(1))
+    elif ev == "block_rq_complete":
+        f = rest.split()
+        print(ts, ev, f[0], f[1])' ;;
+	esac
+}
+
+# start_tool TOOL EVENTS FILE: system-wide recorder in the background
+start_tool() {
+	local ev
+	case $1 in
+	tracerec) bg_rusage "$W/cpu" "$TRACEREC" record -q -a -e "$2" -o "$3" ;;
+	trace-cmd)
+		ev=$(echo "$2" | sed 's/\(^\|,\)/ -e /g')
+		# (it complains about ftrace files this kernel refuses, and goes on)
+		bg_rusage "$W/cpu" trace-cmd record -q -d --no-filter -C mono $ev -o "$3" >/dev/null 2>&1 ;;
+	perf)
+		case $2 in sched) ev="sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit" ;;
+		block) ev="block:block_rq_insert,block:block_rq_issue,block:block_rq_complete" ;; esac
+		bg_rusage "$W/cpu" perf record -q -a -k CLOCK_MONOTONIC -e "$ev" -o "$3" ;;
+	none) BG= ;;
+	esac
+	sleep 1 # setup done (trace-cmd and perf need a moment)
+}
+stop_tool() { [ -n "$BG" ] && { kill -INT "$BG"; wait "$BG"; }; }
+
+tools="none tracerec"
+[ $have_tc = 1 ] && tools="$tools trace-cmd"
+[ $have_perf = 1 ] && tools="$tools perf"
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+echo "# switch workload: w-pingpong $ROUNDS rounds pinned to CPU 0; io: w-odirect $IOS x 4 KiB"
+for wl in switch io; do
+	for tool in $tools; do
+		: >"$W/times"; cpu_sum=0 ev_sum=0 bytes_sum=0 cap=0 want=0
+		for rep in $(seq "$REPS"); do
+			f=$W/$tool.$wl.$rep; rm -f "$f" "$W/cpu"
+			start_tool $tool $([ $wl = switch ] && echo sched || echo block) "$f"
+			if [ $wl = switch ]; then
+				W_TIME=1 taskset -c 0 "$S/w-pingpong" "$ROUNDS" >"$W/out" 2>"$W/err"
+				awk '/^elapsed_ns/ {print $2}' "$W/err" >>"$W/times"
+			else
+				"$S/w-odirect" "$W/io.file" "$IOS" >"$W/out"
+				awk '{print $7 - $6}' "$W/out" >>"$W/times"
+			fi
+			stop_tool
+			[ $tool = none ] && continue
+			cpu_sum=$(awk -v a="$cpu_sum" -v b="$(cat "$W/cpu")" 'BEGIN {print a + b}')
+			n=$(nevents $tool "$f"); ev_sum=$((ev_sum + n))
+			bytes_sum=$((bytes_sum + $(stat -c %s "$f")))
+			as_text $tool "$f" >"$W/txt"
+			if [ $wl = switch ]; then
+				while read -r _ tid vol invol t; do
+					want=$((want + vol + invol))
+					cap=$((cap + $(awk -v p="prev_pid=$tid" -v t="$t" '$2 == "sched_switch" && $3 == p && $1 < t' "$W/txt" | wc -l)))
+				done <"$W/out"
+			else
+				read -r _ maj min rd wr t0 t1 <"$W/out"
+				want=$((want + rd + wr))
+				cap=$((cap + $(awk -v d="$maj,$min" -v a="$t0" -v b="$t1" '$2 == "block_rq_complete" && $3 == d && $1 > a && $1 < b && $4 ~ /[RW]/' "$W/txt" | wc -l)))
+			fi
+		done
+		t=$(median <"$W/times")
+		[ $tool = none ] && { base=$t; echo "$wl.none.workload_ms: $(awk -v t="$t" 'BEGIN {printf "%.1f", t / 1e6}')"; continue; }
+		echo "$wl.$tool.slowdown: $(awk -v t="$t" -v b="$base" 'BEGIN {printf "%.3f", t / b}')"
+		echo "$wl.$tool.bytes_per_event: $(awk -v a="$bytes_sum" -v n="$ev_sum" 'BEGIN {printf "%.2f", n ? a / n : 0}')"
+		echo "$wl.$tool.cpu_s_per_Mevent: $(awk -v c="$cpu_sum" -v n="$ev_sum" 'BEGIN {printf "%.3f", n ? c / n * 1e6 : 0}')"
+		echo "$wl.$tool.captured_vs_kernel: $cap/$want"
+		eval "r_${wl}_${tool//-/_}=\"$t $bytes_sum $ev_sum $cpu_sum\""
+	done
+	# ratios: tracerec against each peer (< 1 is better, except captured)
+	for peer in trace-cmd perf; do
+		v=r_${wl}_${peer//-/_}; [ -n "${!v:-}" ] || continue
+		read -r tp bp np cp <<<"${!v}"
+		v=r_${wl}_tracerec; read -r tt bt nt ct <<<"${!v}"
+		echo "$wl.ratio_vs_$peer.overhead: $(awk -v a="$tt" -v b="$tp" -v z="$base" 'BEGIN {d = b - z; printf "%.2f", (d > 0 ? (a - z) / d : 0)}')"
+		echo "$wl.ratio_vs_$peer.bytes_per_event: $(awk -v a="$bt" -v an="$nt" -v b="$bp" -v bn="$np" 'BEGIN {printf "%.2f", (a / an) / (b / bn)}')"
+		echo "$wl.ratio_vs_$peer.cpu_per_event: $(awk -v a="$ct" -v an="$nt" -v b="$cp" -v bn="$np" 'BEGIN {printf "%.2f", (a / an) / (b / bn)}')"
+	done
+done
+rm -f "$W/io.file"

@@ -1,0 +1,66 @@
+/* func — function entry/exit recording as the record loop sees it: the
+ * compiled-in runtime (-pg / -finstrument-functions, preloaded) and dynamic
+ * uprobes/kprobes. Owned by the function-tracing code (recorder/func_*.c);
+ * the record command (recorder/cmd_record.c) only calls what is declared here.
+ *
+ * Threading: every function here runs on the recorder's writer thread, the
+ * only one that touches the tpp_writer. Errors: negative errno values; a
+ * message is left in func_error(). Nothing here prints.
+ */
+#ifndef TPP_REC_FUNC_H
+#define TPP_REC_FUNC_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "tpp_format.h"
+
+struct func_opts {
+	int no_func;               /* --no-func */
+	const char **filter;       /* -F GLOB, repeatable */
+	size_t nfilter;
+	const char **notrace;      /* -N GLOB */
+	size_t nnotrace;
+	int max_depth;             /* -D N, 0 = unlimited */
+	uint64_t min_ns;           /* --min-duration: drop shorter calls in the runtime */
+	const char **uprobes;      /* -u BIN:GLOB */
+	size_t nuprobes;
+	const char **args;         /* -A FUNC:a,b  or  FUNC:%di,+0(%si):string */
+	size_t nargs;
+	const char **kprobes;      /* -k GLOB */
+	size_t nkprobes;
+	unsigned max_probes;       /* cap on probes one run may create */
+	const char *instance_dir;  /* the private tracefs instance, ".../instances/NAME" */
+	const char *tracefs_dir;   /* the tracefs mount, for uprobe_events */
+};
+
+struct func_session;
+
+/* cmd_path may be NULL (no command: -a / -p targets; only probes apply). */
+int func_session_new(struct func_session **s, const struct func_opts *o, const char *cmd_path);
+/* Environment additions for the command (LD_PRELOAD=..., TPP_RT_*=...): a
+ * NULL-terminated array owned by s, possibly empty. Called before fork. */
+char *const *func_child_env(struct func_session *s);
+/* Creates uprobe/kprobe events; *names gets "uprobes/NAME"-style event names
+ * (owned by s) for the record command to enable in its instance like any
+ * tracepoint. Called before the record command reads event formats. */
+int func_create_probes(struct func_session *s, const char *const **names, size_t *n);
+/* Adds the runtime's event types to w, ids from *next_type (advanced). */
+int func_declare_types(struct func_session *s, struct tpp_writer *w, uint16_t *next_type);
+/* Moves what the runtime buffered into w (per-thread streams, ids from
+ * *next_stream, advanced). Called often from the writer loop; never blocks. */
+int func_drain(struct func_session *s, struct tpp_writer *w, uint32_t *next_stream);
+/* pid was seen in the recording (an event's task): remember it so that its
+ * maps and symbols are saved. Cheap when called repeatedly. */
+void func_note_pid(struct func_session *s, int32_t pid);
+/* After the target ended or recording stopped: last drain, memory maps,
+ * build-ids and symbol tables, lost counts. */
+int func_finish(struct func_session *s, struct tpp_writer *w, uint32_t *next_stream);
+/* Removes every probe it created (also safe from an atexit/signal path). */
+void func_session_free(struct func_session *s);
+/* For a signal handler: deletes the probe definitions and the runtime's
+ * shared-memory file, using only async-signal-safe calls; s stays valid and
+ * must still be freed later (or not at all, when the process is exiting). */
+void func_session_cleanup_signal(struct func_session *s);
+const char *func_error(const struct func_session *s);
+
+#endif

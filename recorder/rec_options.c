@@ -1,0 +1,258 @@
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rec_options.h"
+
+const char rec_usage[] =
+	"usage: tracerec record [OPTIONS] [-- CMD ARGS...]\n"
+	"  -e EVENTS        sched, block, net, syscalls, SUBSYS, SUBSYS:NAME; comma-separated, repeatable\n"
+	"  --filter EXPR    kernel filter for the events of the preceding -e\n"
+	"  -a               system-wide (also with -- CMD: for as long as CMD runs)\n"
+	"  -p PID[,PID...]  these processes and their future children\n"
+	"  -C CPUS          only these CPUs (e.g. 0,2-3)\n"
+	"  -d SECONDS       stop after this long\n"
+	"  -o FILE          output file (default trace.tpp)\n"
+	"  -b KB            kernel buffer per CPU (default: the kernel's, 1410 here)\n"
+	"  --max-size SIZE  stop before the file exceeds SIZE (K, M, G suffixes)\n"
+	"  --flight SIZE|Ns flight recorder: keep only the last SIZE of buffer and/or\n"
+	"                   N seconds; written out on SIGUSR1 and at exit\n"
+	"  -q               no summary line\n"
+	"function tracing (with -- CMD): -F GLOB, -N GLOB, -D DEPTH, --min-duration NS,\n"
+	"  -u BIN:GLOB, -A FUNC:ARGS, -k GLOB, --no-func, --max-probes N\n";
+
+static int fail(char *msg, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* "64M", "512K", "1G", "1000" (bytes). 0 on error. */
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || v <= 0)
+		return 0;
+	uint64_t mul = 1;
+	switch (*end) {
+	case 'k': case 'K': mul = 1ull << 10; end++; break;
+	case 'm': case 'M': mul = 1ull << 20; end++; break;
+	case 'g': case 'G': mul = 1ull << 30; end++; break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	return *end ? 0 : (uint64_t)(v * (double)mul);
+}
+
+static int parse_cpus(struct rec_opts *o, const char *s)
+{
+	const char *p = s;
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+		if (end == p || a < 0 || a >= 1024)
+			return -1;
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || b >= 1024)
+				return -1;
+		}
+		for (long c = a; c <= b; c++)
+			o->cpumask[c / 64] |= 1ull << (c % 64);
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return -1;
+		p = end;
+	}
+	o->have_cpus = 1;
+	return 0;
+}
+
+static int push_str(const char ***arr, size_t *n, const char *s)
+{
+	const char **na = realloc(*arr, (*n + 1) * sizeof(*na));
+	if (!na)
+		return -1;
+	na[(*n)++] = s;
+	*arr = na;
+	return 0;
+}
+
+static int parse_pids(struct rec_opts *o, const char *s)
+{
+	const char *p = s;
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || v <= 0 || v > 0x7fffffff || (*end && *end != ','))
+			return -1;
+		int32_t *np = realloc(o->pids, (size_t)(o->npids + 1) * sizeof(*np));
+		if (!np)
+			return -1;
+		o->pids = np;
+		o->pids[o->npids++] = (int32_t)v;
+		p = *end ? end + 1 : end;
+	}
+	return o->npids ? 0 : -1;
+}
+
+enum { O_FILTER = 256, O_MAXSIZE, O_FLIGHT, O_MINDUR, O_NOFUNC, O_MAXPROBES, O_HELP };
+
+int rec_parse(struct rec_opts *o, int argc, char **argv, char *msg, size_t len)
+{
+	static const struct option lo[] = {
+		{"filter", required_argument, NULL, O_FILTER},
+		{"max-size", required_argument, NULL, O_MAXSIZE},
+		{"flight", required_argument, NULL, O_FLIGHT},
+		{"min-duration", required_argument, NULL, O_MINDUR},
+		{"no-func", no_argument, NULL, O_NOFUNC},
+		{"max-probes", required_argument, NULL, O_MAXPROBES},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	memset(o, 0, sizeof(*o));
+	o->out = "trace.tpp";
+	o->fo.max_probes = 1000;
+	size_t nspec = 0, nfilt = 0;
+	optind = 1;
+	opterr = 0;
+	int c;
+	char *end;
+	while ((c = getopt_long(argc, argv, "+e:ap:C:d:o:b:qF:N:D:u:A:k:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (push_str(&o->ev_specs, &nspec, optarg) || push_str(&o->filters, &nfilt, NULL))
+				return fail(msg, len, "out of memory");
+			break;
+		case O_FILTER:
+			if (!nspec)
+				return fail(msg, len, "--filter must follow the -e it applies to");
+			o->filters[nspec - 1] = optarg;
+			break;
+		case 'a':
+			o->all = 1;
+			break;
+		case 'p':
+			if (parse_pids(o, optarg))
+				return fail(msg, len, "bad pid list '%s'", optarg);
+			break;
+		case 'C':
+			if (parse_cpus(o, optarg))
+				return fail(msg, len, "bad CPU list '%s' (e.g. 0,2-3)", optarg);
+			break;
+		case 'd':
+			o->duration = strtod(optarg, &end);
+			if (*end || end == optarg || o->duration <= 0)
+				return fail(msg, len, "bad duration '%s' (seconds)", optarg);
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'b': {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || v < 8 || v > (16ul << 20))
+				return fail(msg, len, "bad buffer size '%s' (KB per CPU, 8..16G)", optarg);
+			o->buffer_kb = (unsigned)v;
+			break;
+		}
+		case 'q':
+			o->quiet = 1;
+			break;
+		case O_MAXSIZE:
+			if (!(o->max_bytes = parse_size(optarg)))
+				return fail(msg, len, "bad size '%s' (e.g. 100M)", optarg);
+			break;
+		case O_FLIGHT: {
+			size_t l = strlen(optarg);
+			o->flight = 1;
+			if (l && optarg[l - 1] == 's') {
+				o->flight_secs = strtod(optarg, &end);
+				if (end != optarg + l - 1 || o->flight_secs <= 0)
+					return fail(msg, len, "bad flight window '%s' (e.g. 64M or 30s)", optarg);
+			} else if (!(o->flight_bytes = parse_size(optarg))) {
+				return fail(msg, len, "bad flight window '%s' (e.g. 64M or 30s)", optarg);
+			}
+			break;
+		}
+		case 'F':
+			if (push_str(&o->fo.filter, &o->fo.nfilter, optarg))
+				return fail(msg, len, "out of memory");
+			break;
+		case 'N':
+			if (push_str(&o->fo.notrace, &o->fo.nnotrace, optarg))
+				return fail(msg, len, "out of memory");
+			break;
+		case 'D':
+			o->fo.max_depth = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || o->fo.max_depth < 0)
+				return fail(msg, len, "bad depth '%s'", optarg);
+			break;
+		case O_MINDUR:
+			o->fo.min_ns = strtoull(optarg, &end, 10);
+			if (*end || end == optarg)
+				return fail(msg, len, "bad --min-duration '%s' (ns)", optarg);
+			break;
+		case 'u':
+			if (push_str(&o->fo.uprobes, &o->fo.nuprobes, optarg))
+				return fail(msg, len, "out of memory");
+			break;
+		case 'A':
+			if (push_str(&o->fo.args, &o->fo.nargs, optarg))
+				return fail(msg, len, "out of memory");
+			break;
+		case 'k':
+			if (push_str(&o->fo.kprobes, &o->fo.nkprobes, optarg))
+				return fail(msg, len, "out of memory");
+			break;
+		case O_NOFUNC:
+			o->fo.no_func = 1;
+			break;
+		case O_MAXPROBES:
+			o->fo.max_probes = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || end == optarg)
+				return fail(msg, len, "bad --max-probes '%s'", optarg);
+			break;
+		case 'h':
+		case O_HELP:
+			return 1;
+		case '?':
+		default:
+			if (optopt && optopt < 256)
+				return fail(msg, len, "unknown or incomplete option '-%c' (see --help)", optopt);
+			return fail(msg, len, "unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+	}
+	o->nev = (int)nspec;
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if (!o->all && !o->npids && !o->cmd && !o->have_cpus)
+		return fail(msg, len, "nothing to record: give -a, -p PID, -C CPUS or -- CMD");
+	if (o->npids && o->cmd)
+		return fail(msg, len, "-p and a command cannot be combined");
+	if (!o->nev && !o->cmd)
+		return fail(msg, len, "no events: give -e (e.g. -e sched)");
+	return 0;
+}
+
+void rec_opts_free(struct rec_opts *o)
+{
+	free(o->ev_specs);
+	free(o->filters);
+	free(o->pids);
+	free(o->fo.filter);
+	free(o->fo.notrace);
+	free(o->fo.uprobes);
+	free(o->fo.args);
+	free(o->fo.kprobes);
+	memset(o, 0, sizeof(*o));
+}

@@ -1,0 +1,209 @@
+/* The runtime's life cycle: map the shared memory tracerec named in
+ * $TPP_RT_SHM, copy this process's memory maps into it, claim a ring per
+ * thread on its first event, follow fork, mark threads done at exit. */
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "rt_int.h"
+
+struct tpp_rt_hdr *rt_hdr;
+__thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
+static int rt_clock_tsc;
+static pthread_key_t rt_key;
+static struct tpp_rt_proc *rt_proc;
+
+uint64_t rt_now(void)
+{
+	if (rt_clock_tsc)
+		return __rdtsc();
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Keeps executable file mappings only: they are what addresses resolve in. */
+static int keep_line(const char *l, size_t len)
+{
+	const char *sp = memchr(l, ' ', len);
+	if (!sp || (size_t)(sp - l) + 4 > len || sp[3] != 'x')
+		return 0;
+	return memchr(l, '/', len) != NULL;
+}
+
+static void copy_maps(struct tpp_rt_proc *p)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE); /* odd: being rewritten */
+	char buf[4096];
+	size_t have = 0, out = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		size_t start = 0;
+		for (;;) {
+			char *nl = memchr(buf + start, '\n', have - start);
+			if (!nl)
+				break;
+			size_t len = (size_t)(nl - (buf + start)) + 1;
+			if (keep_line(buf + start, len) && out + len <= TPP_RT_MAPS_MAX) {
+				memcpy(p->maps + out, buf + start, len);
+				out += len;
+			}
+			start += len;
+		}
+		memmove(buf, buf + start, have - start);
+		have -= start;
+		if (have == sizeof(buf))
+			have = 0; /* a line longer than any path: drop it */
+	}
+	close(fd);
+	p->maps_len = (uint32_t)out;
+	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE);
+}
+
+static void claim_proc(void)
+{
+	uint32_t i = __atomic_fetch_add(&rt_hdr->next_proc, 1, __ATOMIC_RELAXED);
+	if (i >= rt_hdr->nprocs) {
+		rt_proc = NULL;
+		return;
+	}
+	rt_proc = tpp_rt_proc_at(rt_hdr, i);
+	rt_proc->pid = getpid();
+	rt_proc->ppid = getppid();
+	copy_maps(rt_proc);
+	__atomic_store_n(&rt_proc->state, 1, __ATOMIC_RELEASE);
+}
+
+static void thread_done(void *v)
+{
+	struct tpp_rt_slot *s = v;
+	rt_self.dead = 1;
+	if (!s)
+		return;
+	s->exit_ts = rt_now();
+	__atomic_store_n(&s->state, TPP_RT_SLOT_DONE, __ATOMIC_RELEASE);
+}
+
+/* Faults the next stretch of the ring in with one call, ahead of the
+ * producer, rather than one page fault per 256 records on the hot path (each
+ * costs microseconds in a VM). Memory grows only as far as the ring is used. */
+void rt_populate(struct rt_thread *t, uint64_t head)
+{
+	uint64_t n = rt_hdr->slot_recs;
+	if (head + RT_POP_RECS < t->pop_upto || t->pop_upto >= n)
+		return;
+	uint64_t from = t->pop_upto, to = head + 2 * RT_POP_RECS;
+	if (to > n)
+		to = n;
+	uintptr_t a = (uintptr_t)(t->recs + from) & ~(uintptr_t)4095;
+	madvise((void *)a, (uintptr_t)(t->recs + to) - a, MADV_POPULATE_WRITE);
+	t->pop_upto = to;
+}
+
+int rt_claim(struct rt_thread *t)
+{
+	struct tpp_rt_hdr *h = rt_hdr;
+	if (t->dead)
+		return 0;
+	uint32_t i = __atomic_fetch_add(&h->next_slot, 1, __ATOMIC_RELAXED);
+	if (i >= h->nslots) {
+		t->dead = 1;
+		return 0;
+	}
+	if (!t->stack) {
+		void *st = mmap(NULL, RT_STACK_MAX * sizeof(struct rt_frame), PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (st == MAP_FAILED) {
+			t->dead = 1;
+			return 0;
+		}
+		t->stack = st;
+	}
+	struct tpp_rt_slot *s = tpp_rt_slot_at(h, i);
+	s->pid = getpid();
+	s->tid = (int32_t)syscall(SYS_gettid);
+	prctl(PR_GET_NAME, s->comm, 0, 0, 0);
+	s->start_ts = rt_now();
+	t->recs = tpp_rt_recs(s);
+	t->pop_upto = 0;
+	rt_populate(t, 0);
+	t->mask = h->slot_recs - 1;
+	t->tail_cache = 0;
+	t->slot = s;
+	__atomic_store_n(&s->state, TPP_RT_SLOT_LIVE, __ATOMIC_RELEASE);
+	pthread_setspecific(rt_key, s);
+	return 1;
+}
+
+/* The child keeps the parent's frames (their return addresses may be
+ * hijacked, so they must stay), but their entries are in the parent's
+ * stream: the child must not report their exits. */
+static void after_fork_child(void)
+{
+	struct rt_thread *t = &rt_self;
+	for (int i = 0; i < t->depth; i++)
+		t->stack[i].flags &= ~(uint32_t)(RT_F_WANT | RT_F_EMITTED);
+	t->slot = NULL;
+	t->dead = 0;
+	if (rt_hdr)
+		claim_proc();
+}
+
+__attribute__((constructor(101))) static void rt_init(void)
+{
+	const char *path = getenv(TPP_RT_ENV_SHM);
+	if (!path)
+		return;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct stat st;
+	struct tpp_rt_hdr *h = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(*h))
+		h = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (h == MAP_FAILED)
+		return;
+	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != TPP_RT_MAGIC || h->version != TPP_RT_VERSION ||
+	    h->total_bytes > (uint64_t)st.st_size || (h->slot_recs & (h->slot_recs - 1))) {
+		munmap(h, (size_t)st.st_size);
+		return;
+	}
+	rt_clock_tsc = h->clock == TPP_RT_CLOCK_TSC;
+	if (pthread_key_create(&rt_key, thread_done) != 0) {
+		munmap(h, (size_t)st.st_size);
+		return;
+	}
+	pthread_atfork(NULL, NULL, after_fork_child);
+	rt_hdr = h;
+	rt_filters_init();
+	claim_proc();
+}
+
+__attribute__((destructor)) static void rt_fini(void)
+{
+	if (!rt_hdr)
+		return;
+	/* Libraries dlopen'ed since start are mapped now: refresh the copy. */
+	if (rt_proc)
+		copy_maps(rt_proc);
+	struct rt_thread *t = &rt_self;
+	if (t->slot) {
+		t->slot->exit_ts = rt_now();
+		__atomic_store_n(&t->slot->state, TPP_RT_SLOT_DONE, __ATOMIC_RELEASE);
+	}
+}

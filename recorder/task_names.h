@@ -1,0 +1,41 @@
+/* task_names — keeps the file's task-name metadata complete without repeating
+ * names per event: every task alive at start, then each tid the first time an
+ * event shows it, and again whenever its name changes (fork, exec, a new
+ * comm seen in sched_switch). Runs on the writer thread only.
+ * Ownership: the table is owned by struct tn_table; tn_release frees it.
+ * Errors: negative errno (from the writer).
+ */
+#ifndef TPP_REC_TASK_NAMES_H
+#define TPP_REC_TASK_NAMES_H
+
+#include <stdint.h>
+#include "tpp_format.h"
+
+struct tn_entry {
+	int32_t tid, pid; /* tid 0 marks a free slot; the idle task is kept apart */
+	uint8_t comm_len;  /* 0: name not known yet */
+	char comm[16];     /* the kernel's TASK_COMM_LEN: compared, not hashed, per event */
+};
+
+struct tn_table {
+	struct tn_entry *e;
+	uint32_t cap, n;  /* cap is a power of two */
+	int idle_done;
+	void (*on_new_pid)(void *arg, int32_t pid); /* called for each new task's pid */
+	void *arg;
+	uint64_t proc_reads; /* /proc lookups made for unknown tids */
+};
+
+int tn_init(struct tn_table *t);
+void tn_release(struct tn_table *t);
+/* Records every task in /proc (one tpp_w_task each). */
+int tn_scan_proc(struct tn_table *t, struct tpp_writer *w, uint64_t ts);
+/* An event ran as tid: if the tid is new, looks it up in /proc (name and
+ * thread group) and records it. Cheap for known tids. */
+int tn_seen(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t tid);
+/* The kernel told us tid's name (comm, len bytes, not NUL-terminated);
+ * pid is its thread group or -1 when unknown. Records it if new or changed. */
+int tn_named(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t pid, int32_t tid,
+	     const char *comm, uint32_t len);
+
+#endif
