@@ -12,6 +12,14 @@ static const struct {
 	{"info", cmd_info, "facts about a trace: host, span, counts, lost events, sizes"},
 	{"dump", cmd_dump, "every event with its fields, in file or time order"},
 	/* further subcommands: one line each, keep alphabetical after these two */
+	{"callgraph", cmd_callgraph, "per-function calls, total/self time; call tree, callers, callees, folded stacks"},
+	{"io", cmd_io, "block IO per device and direction: IOPS, bytes, latency, queue depth"},
+	{"latency", cmd_latency, "latency distributions: functions, scheduler, block IO, network"},
+	{"net", cmd_net, "packets and bytes per network device, each way"},
+	{"plot", cmd_plot, "gnuplot diagrams: timeline, hist, heatmap, gantt"},
+	{"replay", cmd_replay, "the flow of calls per thread, indented, with kernel events inline"},
+	{"report", cmd_report, "one self-contained HTML page: facts, summaries, plots"},
+	{"sched", cmd_sched, "per task: on-CPU time, switches, migrations, run-queue wait, wakeup latency"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,148 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "an_cli.h"
+#include "cli.h"
+
+void acli_init(struct acli *c, const char *cmd)
+{
+	memset(c, 0, sizeof(*c));
+	c->cmd = cmd;
+	c->fmt = TBL_TEXT;
+	optind = 1;
+}
+
+int acli_usage_error(const struct acli *c, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "tracepp %s: ", c->cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+int acli_opt(struct acli *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case ACLI_OPT_FORMAT:
+		if ((c->fmt = tbl_parse_fmt(arg)) < 0) {
+			acli_usage_error(c, "--format: '%s' is not text, json or csv", arg);
+			return -1;
+		}
+		return 1;
+	case ACLI_OPT_RANGE:
+		c->range = arg;
+		return 1;
+	case 't': {
+		/* comma-separated list, repeatable */
+		char *dup = strdup(arg), *save = NULL;
+		if (!dup)
+			return -1;
+		for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			char *end;
+			long v = strtol(tok, &end, 10);
+			if (*end || end == tok || v < 0 || v > INT32_MAX) {
+				acli_usage_error(c, "--tid: '%s' is not a thread id", tok);
+				free(dup);
+				return -1;
+			}
+			if (c->f.ntids == ACLI_MAX_TIDS) {
+				acli_usage_error(c, "--tid: more than %d threads", ACLI_MAX_TIDS);
+				free(dup);
+				return -1;
+			}
+			c->tids[c->f.ntids++] = (int32_t)v;
+		}
+		free(dup);
+		c->f.tids = c->tids;
+		return 1;
+	}
+	case 'c':
+		c->f.comm = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int acli_open(struct acli *c, int argc, char **argv)
+{
+	if (optind >= argc)
+		return acli_usage_error(c, "no trace file given (usage: tracepp %s [OPTIONS] FILE)", c->cmd);
+	if (optind + 1 < argc)
+		return acli_usage_error(c, "unexpected argument '%s' after the file", argv[optind + 1]);
+	c->path = argv[optind];
+	if (!(c->r = cli_open(c->cmd, c->path)))
+		return 1;
+	int rc = tpp_names_open(&c->names, c->r);
+	if (rc < 0) {
+		fprintf(stderr, "tracepp %s: %s: reading names: %s\n", c->cmd, c->path, tpp_strerror(rc));
+		acli_close(c);
+		return 1;
+	}
+	c->t0 = an_first_ts(c->r);
+	if (c->range) {
+		uint64_t from = 0, to = 0;
+		if (cli_time_range(c->cmd, c->range, c->r, &from, &to) < 0) {
+			acli_close(c);
+			return 2;
+		}
+		c->f.from_ts = from;
+		c->f.to_ts = to;
+	}
+	return 0;
+}
+
+int acli_fail(const struct acli *c, int err, const struct an_run_stats *st)
+{
+	fprintf(stderr, "tracepp %s: %s: %s\n", c->cmd, c->path,
+		st && st->last_error[0] ? st->last_error : tpp_strerror(err));
+	return 1;
+}
+
+void acli_report_run(const struct acli *c, const struct an_run_stats *st)
+{
+	/* Chunks found damaged when the file was opened (scan without index)
+	 * never reach the iterator; count both. */
+	uint64_t at_open = tpp_r_info(c->r)->damaged_chunks;
+	if (st->damaged || at_open)
+		fprintf(stderr, "tracepp %s: warning: %llu damaged chunk(s) skipped%s%s\n", c->cmd,
+			(unsigned long long)(st->damaged + at_open), st->damaged ? "; last: " : "",
+			st->damaged ? st->last_error : "");
+	const struct tpp_meta *m = tpp_r_meta(c->r);
+	if (m && m->lost_total)
+		fprintf(stderr, "tracepp %s: warning: the recorder lost %llu event(s); counts are low\n",
+			c->cmd, (unsigned long long)m->lost_total);
+}
+
+void acli_close(struct acli *c)
+{
+	if (c->names)
+		tpp_names_close(c->names);
+	if (c->r)
+		tpp_r_close(c->r);
+	c->names = NULL;
+	c->r = NULL;
+}
+
+int acli_task_wanted(const struct acli *c, int32_t tid, const char *comm)
+{
+	if (c->f.tids) {
+		size_t i = 0;
+		while (i < c->f.ntids && c->f.tids[i] != tid)
+			i++;
+		if (i == c->f.ntids)
+			return 0;
+	}
+	if (c->f.comm) {
+		if (!comm && c->names)
+			comm = tpp_names_comm(c->names, tid);
+		if (!comm || strcmp(comm, c->f.comm))
+			return 0;
+	}
+	return 1;
+}

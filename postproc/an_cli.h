@@ -1,0 +1,49 @@
+/* an_cli — what the analysis commands (replay, callgraph, latency, sched,
+ * io, net) share: the common options (--format, --time-range, --tid,
+ * --comm), opening the file and its names with one clear error line, and the
+ * closing warnings (damaged chunks, lost events). These print: they are the
+ * CLI side of analyze.h. Time parsing follows postproc/cli.h. */
+#ifndef TPP_AN_CLI_H
+#define TPP_AN_CLI_H
+#include <getopt.h>
+#include "analyze.h"
+#include "table.h"
+
+#define ACLI_MAX_TIDS 256
+struct acli {
+	const char *cmd;   /* "sched", for messages "tracepp sched: ..." */
+	int fmt;           /* enum tbl_fmt */
+	const char *path;
+	const char *range; /* --time-range text until the file is open */
+	struct an_filter f;
+	int32_t tids[ACLI_MAX_TIDS];
+	struct tpp_reader *r;
+	struct tpp_names *names;
+	uint64_t t0;       /* first event: replay prints times relative to it */
+};
+#define ACLI_OPT_FORMAT 0x1001
+#define ACLI_OPT_RANGE 0x1002
+#define ACLI_LONGOPTS                                                  \
+	{"format", required_argument, 0, ACLI_OPT_FORMAT},             \
+	{"time-range", required_argument, 0, ACLI_OPT_RANGE},          \
+	{"tid", required_argument, 0, 't'},                            \
+	{"comm", required_argument, 0, 'c'},                           \
+	{"help", no_argument, 0, 'h'}
+
+void acli_init(struct acli *c, const char *cmd);
+/* Handles a common option; 1 handled, 0 not common, -1 bad value (printed). */
+int acli_opt(struct acli *c, int opt, const char *arg);
+/* Takes the FILE operand from argv[optind], opens it and the names, parses
+ * the time range. 0, or prints one error line, closes what it opened and
+ * returns the exit status. */
+int acli_open(struct acli *c, int argc, char **argv);
+/* Prints warnings about what the analysis could not trust. */
+void acli_report_run(const struct acli *c, const struct an_run_stats *st);
+void acli_close(struct acli *c);
+/* 1 if tid passes --tid/--comm (comm may be NULL: looked up). */
+int acli_task_wanted(const struct acli *c, int32_t tid, const char *comm);
+/* Prints "tracepp CMD: MESSAGE" and returns the exit status 2 (usage). */
+int acli_usage_error(const struct acli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "tracepp CMD: FILE: what failed" and returns exit status 1. */
+int acli_fail(const struct acli *c, int err, const struct an_run_stats *st);
+#endif

@@ -1,0 +1,226 @@
+/* Latency distributions: exact percentiles from the samples themselves
+ * while they fit a global budget, a log-linear histogram past it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+
+/* Samples held by all distributions of the process together. */
+static size_t held;
+
+#define SUB_BITS 7
+#define SUB (1u << SUB_BITS)
+#define NFINE (64 * SUB)
+
+void an_lat_init(struct an_lat *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->min = UINT64_MAX;
+}
+
+void an_lat_free(struct an_lat *l)
+{
+	held -= l->n;
+	free(l->v);
+	free(l->fine);
+	an_lat_init(l);
+}
+
+static unsigned log2_bucket(uint64_t v)
+{
+	return v ? 64 - __builtin_clzll(v) : 0;
+}
+
+/* Log-linear bucket: exact below 2*SUB, then SUB buckets per power of two. */
+static unsigned fine_bucket(uint64_t v)
+{
+	if (v < 2 * SUB)
+		return (unsigned)v;
+	unsigned e = 63 - __builtin_clzll(v); /* >= SUB_BITS + 1 */
+	unsigned sh = e - SUB_BITS;
+	return (e - SUB_BITS) * SUB + (unsigned)(v >> sh);
+}
+
+/* Largest value that falls into bucket b. */
+static uint64_t fine_upper(unsigned b)
+{
+	if (b < 2 * SUB)
+		return b;
+	/* b = sh * SUB + (v >> sh) with v >> sh in [SUB, 2 * SUB) */
+	unsigned sh = b / SUB - 1;
+	uint64_t top = b - (uint64_t)sh * SUB;
+	return ((top + 1) << sh) - 1;
+}
+
+static void go_inexact(struct an_lat *l)
+{
+	l->fine = calloc(NFINE + 2 * SUB, sizeof(uint64_t));
+	if (!l->fine)
+		return; /* keep min/max/avg/log2; percentiles then come from log2 */
+	for (size_t i = 0; i < l->n; i++)
+		l->fine[fine_bucket(l->v[i])]++;
+	held -= l->n;
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+void an_lat_add(struct an_lat *l, uint64_t v)
+{
+	l->count++;
+	l->sum += v;
+	if (v < l->min)
+		l->min = v;
+	if (v > l->max)
+		l->max = v;
+	l->log2[log2_bucket(v)]++;
+	l->sorted = 0;
+	if (l->fine) {
+		l->fine[fine_bucket(v)]++;
+		return;
+	}
+	if (l->count != l->n + 1) /* already inexact without fine buckets */
+		return;
+	if (l->n == l->cap) {
+		if (held + l->n + 1 > AN_LAT_BUDGET) {
+			go_inexact(l);
+			if (l->fine)
+				l->fine[fine_bucket(v)]++;
+			return;
+		}
+		size_t nc = l->cap ? l->cap * 2 : 64;
+		if (held + nc - l->cap > AN_LAT_BUDGET)
+			nc = l->cap + (AN_LAT_BUDGET - held);
+		uint64_t *nv = realloc(l->v, nc * sizeof(*nv));
+		if (!nv) {
+			go_inexact(l);
+			if (l->fine)
+				l->fine[fine_bucket(v)]++;
+			return;
+		}
+		l->v = nv;
+		l->cap = nc;
+	}
+	l->v[l->n++] = v;
+	held++;
+}
+
+int an_lat_exact(const struct an_lat *l)
+{
+	return l->count == l->n;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* LSD radix sort, 16 bits a pass, skipping passes where every key agrees:
+ * latencies rarely use more than 40 bits, so this is 2-3 passes. */
+static void radix_sort(uint64_t *v, size_t n)
+{
+	if (n < 64) {
+		for (size_t i = 1; i < n; i++) {
+			uint64_t x = v[i];
+			size_t j = i;
+			for (; j && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+		return;
+	}
+	uint64_t *tmp = malloc(n * sizeof(*tmp));
+	size_t *cnt = malloc(65536 * sizeof(*cnt));
+	if (!tmp || !cnt) {
+		free(tmp);
+		free(cnt);
+		qsort(v, n, sizeof(*v), cmp_u64);
+		return;
+	}
+	uint64_t or = 0, and = ~0ULL;
+	for (size_t i = 0; i < n; i++) {
+		or |= v[i];
+		and &= v[i];
+	}
+	uint64_t *src = v, *dst = tmp;
+	for (unsigned sh = 0; sh < 64; sh += 16) {
+		if (!(((or ^ and) >> sh) & 0xffff))
+			continue;
+		memset(cnt, 0, 65536 * sizeof(*cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[(src[i] >> sh) & 0xffff]++;
+		size_t sum = 0;
+		for (size_t i = 0; i < 65536; i++) {
+			size_t c = cnt[i];
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[cnt[(src[i] >> sh) & 0xffff]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	free(cnt);
+}
+
+uint64_t an_lat_pct(struct an_lat *l, double p)
+{
+	if (!l->count)
+		return 0;
+	uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)l->count);
+	if (rank < 1)
+		rank = 1;
+	if (rank > l->count)
+		rank = l->count;
+	if (an_lat_exact(l)) {
+		if (!l->sorted) {
+			radix_sort(l->v, l->n);
+			l->sorted = 1;
+		}
+		return l->v[rank - 1];
+	}
+	uint64_t seen = 0;
+	if (l->fine) {
+		for (unsigned b = 0; b < NFINE + 2 * SUB; b++) {
+			seen += l->fine[b];
+			if (seen >= rank) {
+				uint64_t u = fine_upper(b);
+				return u > l->max ? l->max : u < l->min ? l->min : u;
+			}
+		}
+	}
+	for (unsigned b = 0; b < 65; b++) {
+		seen += l->log2[b];
+		if (seen >= rank) {
+			uint64_t u = b ? (b == 64 ? UINT64_MAX : (1ULL << b) - 1) : 0;
+			return u > l->max ? l->max : u;
+		}
+	}
+	return l->max;
+}
+
+char *an_lat_hist_json(const struct an_lat *l)
+{
+	size_t cap = 64 * 64 + 4, n = 0;
+	char *s = malloc(cap);
+	if (!s)
+		return NULL;
+	s[n++] = '[';
+	for (unsigned b = 0; b < 65; b++) {
+		if (!l->log2[b])
+			continue;
+		uint64_t lo = b ? 1ULL << (b - 1) : 0;
+		uint64_t hi = b ? (b == 64 ? UINT64_MAX : (1ULL << b) - 1) : 0;
+		n += snprintf(s + n, cap - n, "%s[%llu, %llu, %llu]", n > 1 ? ", " : "",
+			      (unsigned long long)lo, (unsigned long long)hi,
+			      (unsigned long long)l->log2[b]);
+	}
+	snprintf(s + n, cap - n, "]");
+	return s;
+}

@@ -1,0 +1,115 @@
+/* Network packets per device: net_dev_xmit for what was sent (rc 0 only:
+ * NETDEV_TX_OK), netif_receive_skb for what the stack received. Queue
+ * latency pairs net_dev_queue with net_dev_xmit by skb address. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+
+int an_net_init(struct an_net *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->free_q = UINT32_MAX;
+	return 0;
+}
+
+void an_net_free(struct an_net *n)
+{
+	for (size_t i = 0; i < n->n; i++)
+		an_lat_free(&n->d[i].qlat);
+	free(n->d);
+	free(n->qts);
+	free(n->qdev);
+	hmap_free(&n->queued);
+	memset(n, 0, sizeof(*n));
+}
+
+static struct an_netdev *dev(struct an_net *n, const char *name, uint32_t *slot)
+{
+	for (size_t i = 0; i < n->n; i++)
+		if (!strcmp(n->d[i].name, name)) {
+			*slot = (uint32_t)i;
+			return &n->d[i];
+		}
+	if (n->n == n->cap) {
+		size_t nc = n->cap ? n->cap * 2 : 8;
+		struct an_netdev *d = realloc(n->d, nc * sizeof(*d));
+		if (!d)
+			return NULL;
+		n->d = d;
+		n->cap = nc;
+	}
+	struct an_netdev *d = &n->d[n->n];
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	an_lat_init(&d->qlat);
+	*slot = (uint32_t)n->n++;
+	return d;
+}
+
+int an_net_feed(struct an_net *n, const struct an_types *ty, const struct tpp_event *ev)
+{
+	const struct an_tinfo *ti = an_ti(ty, ev);
+	if (ti->kind != AN_NET_XMIT && ti->kind != AN_NET_RECV && ti->kind != AN_NET_QUEUE)
+		return 0;
+	char name[32];
+	an_s(ev, ti, R_NAME, name, sizeof(name));
+	if (!name[0])
+		snprintf(name, sizeof(name), "?");
+	uint32_t slot;
+	struct an_netdev *d = dev(n, name, &slot);
+	if (!d)
+		return -ENOMEM;
+	uint64_t len = an_u(ev, ti, R_LEN), skb = an_u(ev, ti, R_ADDR);
+	switch (ti->kind) {
+	case AN_NET_RECV:
+		d->rx_packets++;
+		d->rx_bytes += len;
+		return 0;
+	case AN_NET_QUEUE: {
+		uint32_t idx;
+		if (n->free_q != UINT32_MAX) {
+			idx = n->free_q;
+			n->free_q = n->qdev[idx];
+		} else {
+			if (n->nq == n->capq) {
+				size_t nc = n->capq ? n->capq * 2 : 256;
+				uint64_t *a = realloc(n->qts, nc * sizeof(*a));
+				if (!a)
+					return -ENOMEM;
+				n->qts = a;
+				uint32_t *b = realloc(n->qdev, nc * sizeof(*b));
+				if (!b)
+					return -ENOMEM;
+				n->qdev = b;
+				n->capq = nc;
+			}
+			idx = (uint32_t)n->nq++;
+		}
+		n->qts[idx] = ev->ts;
+		n->qdev[idx] = slot;
+		if (skb != HMAP_EMPTY && hmap_put(&n->queued, skb, idx))
+			return -ENOMEM;
+		return 0;
+	}
+	default:
+		break;
+	}
+	if (ti->f[R_RC] >= 0 && (int64_t)an_u(ev, ti, R_RC) != 0) {
+		d->tx_errors++;
+		return 0;
+	}
+	d->tx_packets++;
+	d->tx_bytes += len;
+	uint32_t *ip = skb != HMAP_EMPTY ? hmap_get(&n->queued, skb) : NULL;
+	if (ip) {
+		uint32_t idx = *ip;
+		if (ev->ts >= n->qts[idx])
+			an_lat_add(&d->qlat, ev->ts - n->qts[idx]);
+		hmap_del(&n->queued, skb);
+		n->qdev[idx] = n->free_q;
+		n->free_q = idx;
+	}
+	return 0;
+}

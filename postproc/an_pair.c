@@ -1,0 +1,231 @@
+/* Entry/return pairing per thread. A return is matched to the innermost open
+ * frame of the same function; frames above it were left without a return
+ * (longjmp, exception) and are closed as unwound, never paired with the
+ * wrong return. A return matching nothing is an orphan. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+
+struct an_pair {
+	const struct an_types *ty;
+	struct an_syms *syms;
+	const struct tpp_names *names;
+	const struct an_pair_ops *ops;
+	void *ctx;
+	struct hmap by_tid;
+	struct an_thread **th;
+	size_t nth, capth;
+	struct an_pair_stats st;
+};
+
+int an_pair_open(struct an_pair **p, const struct an_types *ty, struct an_syms *syms,
+		 const struct tpp_names *names, const struct an_pair_ops *ops, void *ctx)
+{
+	*p = calloc(1, sizeof(**p));
+	if (!*p)
+		return -ENOMEM;
+	(*p)->ty = ty;
+	(*p)->syms = syms;
+	(*p)->names = names;
+	(*p)->ops = ops;
+	(*p)->ctx = ctx;
+	return 0;
+}
+
+void an_pair_close(struct an_pair *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nth; i++) {
+		free(p->th[i]->st);
+		free(p->th[i]);
+	}
+	free(p->th);
+	hmap_free(&p->by_tid);
+	free(p);
+}
+
+static struct an_thread *lookup(const struct an_pair *p, int32_t tid)
+{
+	uint32_t *i = hmap_get(&p->by_tid, (uint32_t)tid);
+	return i ? p->th[*i] : NULL;
+}
+
+struct an_thread *an_pair_thread(struct an_pair *p, int32_t tid)
+{
+	struct an_thread *th = lookup(p, tid);
+	if (th)
+		return th;
+	if (p->nth == p->capth) {
+		size_t nc = p->capth ? p->capth * 2 : 64;
+		struct an_thread **n = realloc(p->th, nc * sizeof(*n));
+		if (!n)
+			return NULL;
+		p->th = n;
+		p->capth = nc;
+	}
+	th = calloc(1, sizeof(*th));
+	if (!th || hmap_put(&p->by_tid, (uint32_t)tid, (uint32_t)p->nth)) {
+		free(th);
+		return NULL;
+	}
+	th->tid = tid;
+	th->pid = p->names ? tpp_names_pid(p->names, tid) : -1;
+	if (th->pid < 0)
+		th->pid = tid;
+	th->comm = p->names ? tpp_names_comm(p->names, tid) : NULL;
+	th->cpu = -1;
+	p->th[p->nth++] = th;
+	return th;
+}
+
+static void close_top(struct an_pair *p, struct an_thread *th, uint64_t ts, uint32_t flags,
+		      const struct tpp_event *ev, const struct an_tinfo *ti)
+{
+	struct an_frame *f = &th->st[th->depth - 1];
+	struct an_call c = {0};
+	c.entry_ts = f->ts;
+	c.exit_ts = ts > f->ts ? ts : f->ts;
+	c.dur = c.exit_ts - f->ts;
+	c.self = c.dur > f->child_ns ? c.dur - f->child_ns : 0;
+	c.offcpu = f->offcpu_ns;
+	c.depth = th->depth - 1;
+	c.flags = flags;
+	if (ev && ti && ti->f[R_RET] >= 0) {
+		c.has_ret = 1;
+		c.ret = ev->v[(int)ti->f[R_RET]].u;
+	}
+	p->st.calls++;
+	if (flags & AN_CALL_NORET)
+		p->st.noret++;
+	if (flags & AN_CALL_UNWOUND)
+		p->st.unwound++;
+	if (p->ops && p->ops->exit)
+		p->ops->exit(p->ctx, th, &c, ev);
+	th->depth--;
+	if (th->depth) {
+		th->st[th->depth - 1].child_ns += c.dur;
+		th->st[th->depth - 1].offcpu_ns += f->offcpu_ns;
+	}
+}
+
+static int push(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
+		const struct an_tinfo *ti)
+{
+	if (th->depth == th->cap) {
+		uint32_t nc = th->cap ? th->cap * 2 : 32;
+		struct an_frame *n = realloc(th->st, nc * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		th->st = n;
+		th->cap = nc;
+	}
+	struct an_frame *f = &th->st[th->depth++];
+	memset(f, 0, sizeof(*f));
+	f->addr = an_u(ev, ti, R_ADDR);
+	f->ts = ev->ts;
+	f->func = an_func_id(p->syms, th->pid, f->addr);
+	if (f->func == UINT32_MAX)
+		return -ENOMEM;
+	f->nargs = ti->nargs;
+	for (int i = 0; i < ti->nargs; i++)
+		f->args[i] = ev->v[ti->f[R_ARG0] + i].u;
+	p->st.entries++;
+	if (p->ops && p->ops->entry)
+		p->ops->entry(p->ctx, th, ev);
+	return 0;
+}
+
+static void ret(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
+		const struct an_tinfo *ti)
+{
+	p->st.returns++;
+	uint64_t addr = an_u(ev, ti, R_ADDR);
+	long k = (long)th->depth - 1;
+	if (ti->f[R_ADDR] >= 0 && addr)
+		while (k >= 0 && th->st[k].addr != addr)
+			k--;
+	if (k < 0) {
+		p->st.orphans++;
+		if (p->ops && p->ops->orphan)
+			p->ops->orphan(p->ctx, th, an_func_id(p->syms, th->pid, addr), ev);
+		return;
+	}
+	while ((long)th->depth - 1 > k)
+		close_top(p, th, ev->ts, AN_CALL_UNWOUND, NULL, ti);
+	close_top(p, th, ev->ts, 0, ev, ti);
+}
+
+struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, int *err)
+{
+	const struct an_tinfo *ti = an_ti(p->ty, ev);
+	struct an_thread *th;
+	*err = 0;
+	switch (ti->kind) {
+	case AN_FENTRY:
+	case AN_UENTRY:
+		if (!(th = an_pair_thread(p, ev->tid))) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		th->last_ts = ev->ts;
+		*err = push(p, th, ev, ti);
+		return th;
+	case AN_FEXIT:
+	case AN_URET:
+		if (!(th = an_pair_thread(p, ev->tid))) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		th->last_ts = ev->ts;
+		ret(p, th, ev, ti);
+		return th;
+	case AN_FUNWIND:
+		/* The runtime saw the stack cut back (longjmp, exception): frames
+		 * deeper than the depth it reports never return. */
+		if ((th = lookup(p, ev->tid)) && ti->f[R_DEPTH] >= 0) {
+			uint64_t d = an_u(ev, ti, R_DEPTH);
+			while (th->depth > d)
+				close_top(p, th, ev->ts, AN_CALL_UNWOUND, NULL, ti);
+		}
+		return th;
+	case AN_SWITCH: {
+		int32_t prev = (int32_t)an_u(ev, ti, R_PREV_PID);
+		int32_t next = (int32_t)an_u(ev, ti, R_NEXT_PID);
+		if (prev && (th = lookup(p, prev))) {
+			th->off_since = ev->ts;
+			th->last_ts = ev->ts;
+		}
+		if (next && (th = lookup(p, next))) {
+			if (th->off_since && th->depth)
+				th->st[th->depth - 1].offcpu_ns += ev->ts - th->off_since;
+			th->off_since = 0;
+			th->cpu = ev->cpu;
+			th->last_ts = ev->ts;
+		}
+		return NULL;
+	}
+	case AN_EXIT:
+		if ((th = lookup(p, (int32_t)an_u(ev, ti, R_PID)))) {
+			while (th->depth)
+				close_top(p, th, ev->ts, AN_CALL_NORET, NULL, ti);
+			th->last_ts = ev->ts;
+		}
+		return NULL;
+	default:
+		return NULL;
+	}
+}
+
+void an_pair_finish(struct an_pair *p)
+{
+	for (size_t i = 0; i < p->nth; i++)
+		while (p->th[i]->depth)
+			close_top(p, p->th[i], p->th[i]->last_ts, AN_CALL_NORET, NULL, NULL);
+}
+
+void an_pair_stats(const struct an_pair *p, struct an_pair_stats *st)
+{
+	*st = p->st;
+}

@@ -1,0 +1,127 @@
+/* Function identities: symbol lookups are the slow part of every function
+ * analysis, so each (process, address) is resolved once and names are
+ * interned to small ids. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+
+struct an_syms {
+	const struct tpp_names *n;
+	struct hmap by_addr; /* (pid index << 48 | addr) -> id */
+	struct hmap by_pid;  /* pid -> dense pid index */
+	uint32_t npids;
+	struct hmap by_name; /* hash(name) (+probe) -> id */
+	char **names;
+	size_t *lens;
+	size_t nnames, cap;
+};
+
+int an_syms_open(struct an_syms **s, const struct tpp_names *n)
+{
+	*s = calloc(1, sizeof(**s));
+	if (!*s)
+		return -ENOMEM;
+	(*s)->n = n;
+	return 0;
+}
+
+void an_syms_close(struct an_syms *s)
+{
+	if (!s)
+		return;
+	hmap_free(&s->by_addr);
+	hmap_free(&s->by_pid);
+	hmap_free(&s->by_name);
+	for (size_t i = 0; i < s->nnames; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s->lens);
+	free(s);
+}
+
+static uint64_t fnv(const char *p)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h & ~1ULL; /* never HMAP_EMPTY */
+}
+
+static uint32_t intern(struct an_syms *s, const char *name)
+{
+	uint64_t h = fnv(name);
+	for (;; h += 2) {
+		uint32_t *v = hmap_get(&s->by_name, h);
+		if (!v)
+			break;
+		if (!strcmp(s->names[*v], name))
+			return *v;
+	}
+	if (s->nnames == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 256;
+		char **nn = realloc(s->names, nc * sizeof(*nn));
+		if (!nn)
+			return UINT32_MAX;
+		s->names = nn;
+		size_t *nl = realloc(s->lens, nc * sizeof(*nl));
+		if (!nl)
+			return UINT32_MAX;
+		s->lens = nl;
+		s->cap = nc;
+	}
+	char *d = strdup(name);
+	if (!d || hmap_put(&s->by_name, h, (uint32_t)s->nnames)) {
+		free(d);
+		return UINT32_MAX;
+	}
+	s->names[s->nnames] = d;
+	s->lens[s->nnames] = strlen(d);
+	return (uint32_t)s->nnames++;
+}
+
+uint32_t an_func_id(struct an_syms *s, int32_t pid, uint64_t addr)
+{
+	uint32_t *pi = hmap_get(&s->by_pid, (uint32_t)pid);
+	uint32_t pidx;
+	if (pi) {
+		pidx = *pi;
+	} else {
+		pidx = s->npids++;
+		if (hmap_put(&s->by_pid, (uint32_t)pid, pidx))
+			return UINT32_MAX;
+	}
+	uint64_t key = ((uint64_t)pidx << 48) | (addr & 0xffffffffffffULL);
+	uint32_t *v = hmap_get(&s->by_addr, key);
+	if (v)
+		return *v;
+	uint64_t off = 0;
+	const char *name = s->n ? tpp_names_sym(s->n, pid, addr, &off) : NULL;
+	char buf[TPP_NAME_MAX + 32];
+	if (!name) {
+		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
+		name = buf;
+	}
+	/* An address inside a function is still that function: -pg reports
+	 * the mcount call site a few bytes past the entry. */
+	uint32_t id = intern(s, name);
+	if (id != UINT32_MAX && hmap_put(&s->by_addr, key, id))
+		return UINT32_MAX;
+	return id;
+}
+
+const char *an_func_name(const struct an_syms *s, uint32_t id)
+{
+	return id < s->nnames ? s->names[id] : "?";
+}
+
+size_t an_func_name_len(const struct an_syms *s, uint32_t id)
+{
+	return id < s->nnames ? s->lens[id] : 1;
+}
+
+size_t an_nfuncs(const struct an_syms *s)
+{
+	return s->nnames;
+}

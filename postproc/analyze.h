@@ -1,0 +1,305 @@
+/* analyze — the analyses behind `tracepp replay|callgraph|latency|sched|io|net`,
+ * as a library so plots and reports (postproc/cmd_plot.c, cmd_report.c) reuse
+ * the same numbers instead of recomputing them.
+ *
+ * Model: every analysis is a state machine fed events in global time order
+ * (tpp_iter with sorted = 1; an_run does the loop) and finished once at the
+ * end of the trace; results are then read from plain structs. Each analysis
+ * holds state per task / request / function, never per event, except the
+ * latency samples (an_lat), which are bounded by AN_LAT_BUDGET in total.
+ *
+ * Errors: negative errno values (-ENOMEM, -EINVAL) or tpp_format.h codes.
+ * Nothing here prints. Ownership: every an_* object owns what it returns
+ * pointers to; those stay valid until its *_close(). The tpp_reader and
+ * tpp_names passed in must outlive the objects built on them.
+ */
+#ifndef TPP_ANALYZE_H
+#define TPP_ANALYZE_H
+#include <stdint.h>
+#include <stddef.h>
+#include "tpp_decode.h"
+#include "hmap.h"
+
+/* ------------------------------------------------------- event classes */
+enum an_kind {
+	AN_OTHER = 0,
+	AN_SWITCH, AN_WAKEUP, AN_WAKEUP_NEW, AN_MIGRATE, AN_FORK, AN_EXEC, AN_EXIT,
+	AN_BLK_INSERT, AN_BLK_ISSUE, AN_BLK_COMPLETE,
+	AN_NET_QUEUE, AN_NET_XMIT, AN_NET_RECV,
+	AN_FENTRY, AN_FEXIT, AN_FUNWIND, /* the preloaded runtime's events */
+	AN_UENTRY, AN_URET,              /* uprobes / uretprobes */
+	AN_NKINDS
+};
+/* Field roles: index into tpp_event.v per role, -1 when the type lacks it. */
+enum an_role {
+	R_PID, R_COMM, R_PREV_PID, R_PREV_COMM, R_PREV_STATE, R_NEXT_PID, R_NEXT_COMM,
+	R_CPU,  /* target_cpu / dest_cpu */
+	R_DEV, R_SECTOR, R_NSECT, R_BYTES, R_RWBS, R_ERROR,
+	R_LEN, R_NAME, R_RC,
+	R_ADDR, R_RET, R_DEPTH, R_ARG0,
+	AN_NROLES
+};
+#define AN_MAX_ARGS 6
+struct an_tinfo {
+	uint8_t kind;   /* enum an_kind */
+	uint8_t nargs;  /* function arguments, from R_ARG0 on */
+	int8_t f[AN_NROLES];
+};
+/* Classification of every type of a file, by tracefs name. */
+struct an_types {
+	struct an_tinfo t[TPP_MAX_TYPES];
+	int has[AN_NKINDS]; /* how many types of each kind the file declares */
+};
+void an_types_init(struct an_types *ty, const struct tpp_reader *r);
+static inline const struct an_tinfo *an_ti(const struct an_types *ty, const struct tpp_event *ev)
+{
+	return &ty->t[ev->type < TPP_MAX_TYPES ? ev->type : 0];
+}
+/* Field value helpers: 0 / "" when the role is missing. */
+static inline uint64_t an_u(const struct tpp_event *ev, const struct an_tinfo *ti, int role)
+{
+	return ti->f[role] >= 0 ? ev->v[(int)ti->f[role]].u : 0;
+}
+/* Copies a string field (not NUL-terminated in the event) into buf. */
+const char *an_s(const struct tpp_event *ev, const struct an_tinfo *ti, int role, char *buf,
+		 size_t len);
+
+/* ---------------------------------------------------------- symbols */
+/* Function identities: (pid, addr) resolved to a name and interned, so that
+ * equal names share one id (one line in a call graph). */
+struct an_syms;
+int an_syms_open(struct an_syms **s, const struct tpp_names *n);
+void an_syms_close(struct an_syms *s);
+/* The id of the function at addr in pid; UINT32_MAX on -ENOMEM. Names of
+ * unknown addresses are "0xADDR". */
+uint32_t an_func_id(struct an_syms *s, int32_t pid, uint64_t addr);
+const char *an_func_name(const struct an_syms *s, uint32_t id);
+size_t an_func_name_len(const struct an_syms *s, uint32_t id);
+size_t an_nfuncs(const struct an_syms *s);
+
+/* ---------------------------------------------- latency distributions */
+/* Exact while the process holds fewer than AN_LAT_BUDGET samples in all
+ * distributions together; past that a distribution keeps a log-linear
+ * histogram (128 sub-buckets per power of two), and its percentiles are the
+ * bucket's upper bound: at most AN_LAT_REL_ERR above the true value. */
+#define AN_LAT_BUDGET (8u << 20)
+#define AN_LAT_REL_ERR (1.0 / 128)
+struct an_lat {
+	uint64_t count, min, max;
+	long double sum;
+	uint64_t log2[65]; /* [0]: value 0; [k]: 2^(k-1) <= v < 2^k */
+	uint64_t *v;       /* samples while exact */
+	size_t n, cap;
+	uint64_t *fine;    /* log-linear buckets once inexact */
+	int sorted;
+};
+void an_lat_init(struct an_lat *l);
+void an_lat_free(struct an_lat *l);
+void an_lat_add(struct an_lat *l, uint64_t v);
+int an_lat_exact(const struct an_lat *l);
+/* Nearest-rank percentile p (0 < p <= 100); sorts on first use. */
+uint64_t an_lat_pct(struct an_lat *l, double p);
+static inline uint64_t an_lat_avg(const struct an_lat *l)
+{
+	return l->count ? (uint64_t)(l->sum / l->count) : 0;
+}
+/* JSON array [[lo, hi, count], ...] of the non-empty log2 buckets, malloc'd. */
+char *an_lat_hist_json(const struct an_lat *l);
+
+/* ------------------------------------------------ entry/return pairing */
+enum an_call_flags {
+	AN_CALL_NORET = 1,   /* no return seen: trace ended or thread exited */
+	AN_CALL_UNWOUND = 2, /* a caller returned first (longjmp, exception) */
+	AN_CALL_ORPHAN = 4,  /* a return without its entry (entry before the trace) */
+};
+struct an_frame {
+	uint64_t addr, ts;
+	uint64_t child_ns;  /* time in completed children */
+	uint64_t offcpu_ns; /* time switched out while this frame was open */
+	uint32_t func;      /* an_func_id */
+	uint32_t node;      /* free for the consumer (call-tree node, ...) */
+	uint32_t user;      /* free for the consumer (replay: line printed) */
+	uint8_t nargs;
+	uint64_t args[AN_MAX_ARGS];
+};
+struct an_thread {
+	int32_t tid, pid;
+	int32_t cpu;         /* where it last ran, -1 unknown */
+	uint32_t depth, cap; /* st[0..depth) is the open call stack */
+	struct an_frame *st;
+	uint64_t off_since;  /* switched out at, 0 when on CPU or unknown */
+	uint64_t last_ts;
+	const char *comm;    /* task name from the file's metadata, or NULL */
+	uint32_t user, user2; /* free for the consumer */
+	uint32_t label_len;  /* free for the consumer (replay: "comm-tid") */
+	char label[40];
+};
+struct an_call {
+	uint64_t entry_ts, exit_ts, dur, self, offcpu;
+	uint32_t depth; /* 0 = outermost open frame of the thread */
+	uint32_t flags; /* enum an_call_flags */
+	int has_ret;
+	uint64_t ret;
+};
+struct an_pair_ops {
+	/* After a push: the new frame is th->st[th->depth - 1]. */
+	void (*entry)(void *ctx, struct an_thread *th, const struct tpp_event *ev);
+	/* Before the pop: the frame is th->st[th->depth - 1]. ev is the return
+	 * (NULL when the frame is closed by unwinding, exit or end of trace). */
+	void (*exit)(void *ctx, struct an_thread *th, const struct an_call *c,
+		     const struct tpp_event *ev);
+	/* A return that matches no open frame. */
+	void (*orphan)(void *ctx, struct an_thread *th, uint32_t func, const struct tpp_event *ev);
+};
+struct an_pair_stats {
+	uint64_t entries, returns, calls, orphans, noret, unwound;
+};
+struct an_pair;
+int an_pair_open(struct an_pair **p, const struct an_types *ty, struct an_syms *syms,
+		 const struct tpp_names *names, const struct an_pair_ops *ops, void *ctx);
+/* Feeds one event (any kind; function and sched events matter). Returns
+ * the thread the event belongs to for function events, else NULL; *err is
+ * set to -ENOMEM on allocation failure. */
+struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, int *err);
+/* The thread state of tid (created on demand), NULL on -ENOMEM. */
+struct an_thread *an_pair_thread(struct an_pair *p, int32_t tid);
+/* Closes every open frame as AN_CALL_NORET at its thread's last event. */
+void an_pair_finish(struct an_pair *p);
+void an_pair_stats(const struct an_pair *p, struct an_pair_stats *st);
+void an_pair_close(struct an_pair *p);
+
+/* ------------------------------------------------------------ callgraph */
+struct an_run_stats {
+	uint64_t events, damaged;
+	uint64_t first_ts, last_ts;
+	char last_error[200];
+};
+
+struct an_func_stat {
+	uint64_t calls, total_ns, self_ns, max_ns, min_ns, noret, orphans;
+};
+/* A call-tree node: the path from a thread's outermost frame. */
+struct an_cg_node {
+	uint32_t parent, func; /* node 0 is the root (func unused) */
+	uint64_t calls, total_ns, self_ns;
+};
+struct an_cg {
+	struct an_syms *syms;       /* not owned */
+	struct an_func_stat *fs;    /* indexed by function id */
+	size_t nfs;
+	struct an_cg_node *nodes;
+	size_t nnodes, capnodes;
+	struct hmap child;          /* (parent, func) -> node */
+	struct an_pair_stats ps;
+	struct an_run_stats run;
+};
+/* What part of a file an analysis looks at. */
+struct an_filter {
+	uint64_t from_ts, to_ts; /* 0/0 = all */
+	const int32_t *tids;     /* NULL = all */
+	size_t ntids;
+	const char *comm;        /* NULL = all */
+};
+/* Builds the whole call graph of the file (runs the loop over r, in time
+ * order), for the threads and time range of f (NULL: everything). cg is
+ * initialised here; release it with an_cg_free even on error. */
+int an_cg_build(struct an_cg *cg, struct tpp_reader *r, const struct tpp_names *names,
+		struct an_syms *syms, const struct an_filter *f);
+void an_cg_free(struct an_cg *cg);
+
+/* -------------------------------------------------------------- sched */
+struct an_task {
+	int32_t tid, pid;
+	char comm[16];
+	uint64_t oncpu_ns, runq_wait_ns, offcpu_ns;
+	uint64_t switches, voluntary, involuntary, migrations, wakeups;
+	uint64_t wakeup_lat_n, wakeup_lat_sum, wakeup_lat_max;
+	/* state */
+	uint64_t on_since, runnable_since, off_since;
+	int32_t cpu;
+	uint8_t running, woken;
+};
+struct an_sched {
+	struct an_task *t;
+	size_t n, cap;
+	struct hmap by_tid;
+	int32_t *curr;  /* per CPU: tid running, -1 unknown */
+	uint64_t *last_switch; /* per CPU: time of the last switch seen */
+	/* per CPU: the task of the latest event and its time, and the time of
+	 * the latest event of a different task before it: bounds for when a
+	 * task whose switch-in is missing came on the CPU */
+	int32_t *ev_tid;
+	uint64_t *ev_ts, *other_ts;
+	size_t ncpu;
+	/* switch-outs of tasks whose switch-in is missing from the file (a
+	 * recording filtered by pid loses some): their on-CPU interval is
+	 * taken to start at max(last switch on that CPU, runnable since). */
+	uint64_t inferred;
+	/* all tasks but the idle ones (tid 0) */
+	struct an_lat wakeup, runq, offcpu;
+	uint64_t first_ts, last_ts;
+};
+int an_sched_init(struct an_sched *s);
+int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tpp_event *ev);
+/* Charges tasks still on a CPU up to end_ts. */
+void an_sched_finish(struct an_sched *s, uint64_t end_ts);
+void an_sched_free(struct an_sched *s);
+
+/* ----------------------------------------------------------------- io */
+enum an_io_op { AN_IO_READ, AN_IO_WRITE, AN_IO_DISCARD, AN_IO_FLUSH, AN_IO_OTHER, AN_IO_NOPS };
+extern const char *const an_io_op_name[AN_IO_NOPS];
+struct an_iodev {
+	uint32_t dev; /* kernel dev_t: major << 20 | minor */
+	int op;
+	uint64_t count, bytes, errors;
+	struct an_lat d2c;  /* issue -> complete: the device's latency */
+	struct an_lat q2c;  /* insert -> complete, when inserts were recorded */
+	uint64_t first_ts, last_ts;
+	uint32_t inflight, max_qd;
+	long double qd_area; /* integral of inflight over time, ns */
+	uint64_t qd_ts;
+};
+struct an_io {
+	struct an_iodev *d;
+	size_t n, cap;
+	struct hmap req;  /* (dev, sector) -> request slot */
+	struct an_ioreq *rq;
+	size_t nrq, caprq;
+	uint32_t free_rq;
+	uint64_t unmatched; /* completions without issue */
+	uint64_t first_ts, last_ts;
+};
+int an_io_init(struct an_io *io);
+int an_io_feed(struct an_io *io, const struct an_types *ty, const struct tpp_event *ev);
+void an_io_free(struct an_io *io);
+
+/* ---------------------------------------------------------------- net */
+struct an_netdev {
+	char name[32];
+	uint64_t tx_packets, tx_bytes, tx_errors, rx_packets, rx_bytes;
+	struct an_lat qlat; /* net_dev_queue -> net_dev_xmit, when both recorded */
+};
+struct an_net {
+	struct an_netdev *d;
+	size_t n, cap;
+	struct hmap queued; /* skbaddr -> queue ts slot */
+	uint64_t *qts;
+	uint32_t *qdev;
+	size_t nq, capq;
+	uint32_t free_q;
+};
+int an_net_init(struct an_net *n);
+int an_net_feed(struct an_net *n, const struct an_types *ty, const struct tpp_event *ev);
+void an_net_free(struct an_net *n);
+
+/* ---------------------------------------------------------- the loop */
+/* Calls fn for every event of r in time order within f's time range (f may
+ * be NULL), with a progress line on stderr when it is a terminal and
+ * show_progress is set. A damaged chunk is counted and skipped. fn returns
+ * 0 or a negative error, which stops the loop and is returned. */
+int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
+	   int (*fn)(void *ctx, const struct tpp_event *ev), void *ctx, struct an_run_stats *st);
+/* First event timestamp in the file (from the chunk index), 0 if none. */
+uint64_t an_first_ts(const struct tpp_reader *r);
+uint64_t an_last_ts(const struct tpp_reader *r);
+#endif

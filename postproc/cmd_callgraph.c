@@ -1,0 +1,400 @@
+/* tracepp callgraph: per-function totals, the call tree by path, callers and
+ * callees of one function, folded stacks for flame graphs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "an_cli.h"
+#include "commands.h"
+
+static const char usage_text[] =
+	"usage: tracepp callgraph [OPTIONS] FILE\n"
+	"Per function: calls, total, self, average, min and max time (default).\n"
+	"  --tree           the call tree aggregated by path\n"
+	"  --callers=F      who calls F, and F's time under each caller\n"
+	"  --callees=F      what F calls (\"downstack\"), time under F\n"
+	"  --folded         folded stacks (path;to;func SELF_NS) for flame graphs\n"
+	"  --sort=total|self|calls|name   row order (default total)\n"
+	"  --format=text|json|csv, --time-range=FROM,TO, --tid=TID, --comm=NAME\n"
+	"Calls without a return (end of trace, longjmp) count up to where they\n"
+	"were left; 'noret' and 'orphans' (returns without entry) say how many.\n";
+
+enum mode { M_FUNCS, M_TREE, M_CALLERS, M_CALLEES, M_FOLDED };
+
+static int sort_by;
+static const struct an_func_stat *sort_fs;
+static const struct an_syms *sort_syms;
+static int cmp_funcs(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct an_func_stat *fx = &sort_fs[x], *fy = &sort_fs[y];
+	uint64_t kx = fx->total_ns, ky = fy->total_ns;
+	if (sort_by == 1)
+		kx = fx->self_ns, ky = fy->self_ns;
+	else if (sort_by == 2)
+		kx = fx->calls, ky = fy->calls;
+	else if (sort_by == 3)
+		return strcmp(an_func_name(sort_syms, x), an_func_name(sort_syms, y));
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	return strcmp(an_func_name(sort_syms, x), an_func_name(sort_syms, y));
+}
+
+static const struct tbl_col fcols[] = {
+	{"func", NULL, TBL_STR},
+	{"calls", NULL, TBL_INT},
+	{"total_ns", "total", TBL_NS},
+	{"self_ns", "self", TBL_NS},
+	{"avg_ns", "avg", TBL_NS},
+	{"min_ns", "min", TBL_NS},
+	{"max_ns", "max", TBL_NS},
+	{"noret", NULL, TBL_INT},
+	{"orphans", NULL, TBL_INT},
+};
+
+static int print_funcs(const struct acli *c, struct an_cg *cg, const struct an_func_stat *fs,
+		       size_t nfs)
+{
+	uint32_t *ids = malloc((nfs + 1) * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < nfs; i++)
+		if (fs[i].calls || fs[i].orphans)
+			ids[n++] = (uint32_t)i;
+	sort_fs = fs;
+	sort_syms = cg->syms;
+	qsort(ids, n, sizeof(*ids), cmp_funcs);
+	struct table *t = tbl_open(stdout, c->fmt, fcols, sizeof(fcols) / sizeof(fcols[0]));
+	for (size_t i = 0; t && i < n; i++) {
+		const struct an_func_stat *s = &fs[ids[i]];
+		struct tbl_cell v[] = {
+			{.s = an_func_name(cg->syms, ids[i])},
+			{.i = (int64_t)s->calls},
+			{.i = (int64_t)s->total_ns},
+			{.i = (int64_t)s->self_ns},
+			{.i = (int64_t)(s->calls ? s->total_ns / s->calls : 0)},
+			{.i = (int64_t)(s->min_ns != UINT64_MAX ? s->min_ns : 0)},
+			{.i = (int64_t)s->max_ns},
+			{.i = (int64_t)s->noret},
+			{.i = (int64_t)s->orphans},
+		};
+		tbl_row(t, v);
+	}
+	free(ids);
+	return t && tbl_close(t) == 0 ? 0 : -EIO;
+}
+
+/* Children lists of the tree, built once from the parent links. */
+struct kids {
+	uint32_t *first, *next;
+};
+
+static int build_kids(const struct an_cg *cg, struct kids *k)
+{
+	k->first = malloc(cg->nnodes * sizeof(uint32_t));
+	k->next = malloc(cg->nnodes * sizeof(uint32_t));
+	if (!k->first || !k->next)
+		return -ENOMEM;
+	memset(k->first, 0xff, cg->nnodes * sizeof(uint32_t));
+	/* reverse order so children come out in creation (first-call) order */
+	for (size_t i = cg->nnodes; i-- > 1;) {
+		uint32_t p = cg->nodes[i].parent;
+		k->next[i] = k->first[p];
+		k->first[p] = (uint32_t)i;
+	}
+	return 0;
+}
+
+static const struct tbl_col tcols[] = {
+	{"path", NULL, TBL_RAWJSON},
+	{"depth", NULL, TBL_INT},
+	{"calls", NULL, TBL_INT},
+	{"total_ns", "total", TBL_NS},
+	{"self_ns", "self", TBL_NS},
+	{"func", "function", TBL_STR},
+};
+
+static int path_of(const struct an_cg *cg, uint32_t node, char *buf, size_t len, char sep,
+		   int json)
+{
+	uint32_t chain[512];
+	int n = 0;
+	for (uint32_t x = node; x && n < 512; x = cg->nodes[x].parent)
+		chain[n++] = x;
+	size_t o = 0;
+	if (json && o < len)
+		buf[o++] = '[';
+	for (int i = n - 1; i >= 0 && o < len; i--) {
+		const char *name = an_func_name(cg->syms, cg->nodes[chain[i]].func);
+		int w = json ? snprintf(buf + o, len - o, "%s\"%s\"", i == n - 1 ? "" : ",", name)
+			     : snprintf(buf + o, len - o, "%s%s", i == n - 1 ? "" : (char[]){sep, 0}, name);
+		if (w < 0 || (size_t)w >= len - o)
+			return -ENOSPC;
+		o += (size_t)w;
+	}
+	if (json && o + 1 < len)
+		buf[o++] = ']';
+	if (o >= len)
+		return -ENOSPC;
+	buf[o] = 0;
+	return 0;
+}
+
+static int print_tree(const struct acli *c, struct an_cg *cg)
+{
+	struct kids k;
+	if (build_kids(cg, &k))
+		return -ENOMEM;
+	struct table *t = tbl_open(stdout, c->fmt, tcols, sizeof(tcols) / sizeof(tcols[0]));
+	/* Depth-first walk with an explicit stack: trees get deep. */
+	size_t cap = 64, sp = 0;
+	uint32_t *st = malloc(cap * sizeof(*st)), *dp = malloc(cap * sizeof(*dp));
+	char *path = malloc(1 << 16), *label = malloc(1024);
+	int rc = 0;
+	if (!st || !dp || !path || !label || !t) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t x = k.first[0]; x != UINT32_MAX; x = k.next[x])
+		sp++;
+	/* push roots in reverse so they pop in order */
+	{
+		size_t i = sp;
+		if (sp > cap) {
+			cap = sp * 2;
+			st = realloc(st, cap * sizeof(*st));
+			dp = realloc(dp, cap * sizeof(*dp));
+			if (!st || !dp) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+		for (uint32_t x = k.first[0]; x != UINT32_MAX; x = k.next[x]) {
+			st[--i] = x;
+			dp[i] = 0;
+		}
+	}
+	while (sp) {
+		uint32_t x = st[--sp], d = dp[sp];
+		const struct an_cg_node *nd = &cg->nodes[x];
+		const char *name = an_func_name(cg->syms, nd->func);
+		if (c->fmt == TBL_TEXT)
+			snprintf(label, 1024, "%*s%s", (int)(2 * (d < 200 ? d : 200)), "", name);
+		else
+			snprintf(label, 1024, "%s", name);
+		if (c->fmt == TBL_JSON && path_of(cg, x, path, 1 << 16, ';', 1))
+			snprintf(path, 1 << 16, "null");
+		struct tbl_cell v[] = {{.s = path},          {.i = d},
+				       {.i = (int64_t)nd->calls}, {.i = (int64_t)nd->total_ns},
+				       {.i = (int64_t)nd->self_ns}, {.s = label}};
+		tbl_row(t, v);
+		size_t nkids = 0;
+		for (uint32_t y = k.first[x]; y != UINT32_MAX; y = k.next[y])
+			nkids++;
+		if (sp + nkids > cap) {
+			cap = (sp + nkids) * 2;
+			uint32_t *a = realloc(st, cap * sizeof(*st)), *b;
+			if (!a) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			st = a;
+			if (!(b = realloc(dp, cap * sizeof(*dp)))) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			dp = b;
+		}
+		size_t i = sp + nkids;
+		for (uint32_t y = k.first[x]; y != UINT32_MAX; y = k.next[y]) {
+			st[--i] = y;
+			dp[i] = d + 1;
+		}
+		sp += nkids;
+	}
+out:
+	if (t && tbl_close(t) && !rc)
+		rc = -EIO;
+	free(st);
+	free(dp);
+	free(path);
+	free(label);
+	free(k.first);
+	free(k.next);
+	return rc;
+}
+
+static int print_folded(struct an_cg *cg)
+{
+	char *path = malloc(1 << 16);
+	if (!path)
+		return -ENOMEM;
+	for (size_t i = 1; i < cg->nnodes; i++) {
+		if (!cg->nodes[i].self_ns)
+			continue;
+		if (path_of(cg, (uint32_t)i, path, 1 << 16, ';', 0))
+			continue;
+		printf("%s %llu\n", path, (unsigned long long)cg->nodes[i].self_ns);
+	}
+	free(path);
+	return ferror(stdout) ? -EIO : 0;
+}
+
+/* Callers (up) or callees (down) of function id, from the tree: each node
+ * of F contributes its time to its parent's function (callers), or each
+ * child of an F node contributes its own time (callees). */
+static int print_related(const struct acli *c, struct an_cg *cg, uint32_t fid, int down)
+{
+	size_t nf = an_nfuncs(cg->syms);
+	struct an_func_stat *agg = calloc(nf + 1, sizeof(*agg));
+	if (!agg)
+		return -ENOMEM;
+	for (size_t i = 1; i < cg->nnodes; i++) {
+		const struct an_cg_node *nd = &cg->nodes[i];
+		uint32_t key;
+		if (!down) {
+			if (nd->func != fid)
+				continue;
+			/* a root call has no caller: shown as "<root>" (id nf) */
+			key = nd->parent ? cg->nodes[nd->parent].func : (uint32_t)nf;
+		} else {
+			if (!nd->parent || cg->nodes[nd->parent].func != fid)
+				continue;
+			key = nd->func;
+		}
+		agg[key].calls += nd->calls;
+		agg[key].total_ns += nd->total_ns;
+		agg[key].self_ns += nd->self_ns;
+	}
+	static const struct tbl_col rcols[] = {
+		{"func", NULL, TBL_STR},
+		{"calls", NULL, TBL_INT},
+		{"total_ns", "total", TBL_NS},
+		{"self_ns", "self", TBL_NS},
+	};
+	struct table *t = tbl_open(stdout, c->fmt, rcols, 4);
+	for (size_t i = 0; t && i <= nf; i++) {
+		if (!agg[i].calls)
+			continue;
+		struct tbl_cell v[] = {{.s = i == nf ? "<root>" : an_func_name(cg->syms, (uint32_t)i)},
+				       {.i = (int64_t)agg[i].calls},
+				       {.i = (int64_t)agg[i].total_ns},
+				       {.i = (int64_t)agg[i].self_ns}};
+		tbl_row(t, v);
+	}
+	free(agg);
+	return t && tbl_close(t) == 0 ? 0 : -EIO;
+}
+
+int cmd_callgraph(int argc, char **argv)
+{
+	static const struct option lo[] = {ACLI_LONGOPTS,
+					   {"tree", no_argument, 0, 'T'},
+					   {"callers", required_argument, 0, 'U'},
+					   {"callees", required_argument, 0, 'D'},
+					   {"folded", no_argument, 0, 'F'},
+					   {"sort", required_argument, 0, 's'},
+					   {0, 0, 0, 0}};
+	struct acli c;
+	acli_init(&c, "callgraph");
+	int opt, rc;
+	enum mode mode = M_FUNCS;
+	const char *fname = NULL;
+	sort_by = 0;
+	while ((opt = getopt_long(argc, argv, "ht:c:", lo, NULL)) != -1) {
+		if ((rc = acli_opt(&c, opt, optarg)) < 0)
+			return 2;
+		if (rc)
+			continue;
+		switch (opt) {
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		case 'T':
+			mode = M_TREE;
+			break;
+		case 'U':
+			mode = M_CALLERS;
+			fname = optarg;
+			break;
+		case 'D':
+			mode = M_CALLEES;
+			fname = optarg;
+			break;
+		case 'F':
+			mode = M_FOLDED;
+			break;
+		case 's':
+			if (!strcmp(optarg, "total"))
+				sort_by = 0;
+			else if (!strcmp(optarg, "self"))
+				sort_by = 1;
+			else if (!strcmp(optarg, "calls"))
+				sort_by = 2;
+			else if (!strcmp(optarg, "name"))
+				sort_by = 3;
+			else
+				return acli_usage_error(&c, "--sort: unknown key '%s' (total, self, calls, name)",
+							optarg);
+			break;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if ((rc = acli_open(&c, argc, argv)))
+		return rc;
+	struct an_syms *syms = NULL;
+	struct an_cg cg;
+	memset(&cg, 0, sizeof(cg));
+	if ((rc = an_syms_open(&syms, c.names))) {
+		rc = acli_fail(&c, rc, NULL);
+		goto out;
+	}
+	rc = an_cg_build(&cg, c.r, c.names, syms, &c.f);
+	if (rc < 0) {
+		rc = acli_fail(&c, rc, &cg.run);
+		goto out;
+	}
+	if (!cg.ps.entries && !cg.ps.returns)
+		fprintf(stderr, "tracepp callgraph: warning: %s has no function entry/exit events\n",
+			c.path);
+	switch (mode) {
+	case M_FUNCS:
+		rc = print_funcs(&c, &cg, cg.fs, cg.nfs < an_nfuncs(syms) ? cg.nfs : an_nfuncs(syms));
+		break;
+	case M_TREE:
+		rc = print_tree(&c, &cg);
+		break;
+	case M_FOLDED:
+		rc = print_folded(&cg);
+		break;
+	case M_CALLERS:
+	case M_CALLEES: {
+		size_t i = 0, n = an_nfuncs(syms);
+		while (i < n && strcmp(an_func_name(syms, (uint32_t)i), fname))
+			i++;
+		if (i == n) {
+			fprintf(stderr, "tracepp callgraph: no function named '%s' in %s\n", fname, c.path);
+			rc = 1;
+			goto out;
+		}
+		rc = print_related(&c, &cg, (uint32_t)i, mode == M_CALLEES);
+		break;
+	}
+	}
+	rc = rc ? acli_fail(&c, rc, NULL) : 0;
+	if (cg.ps.orphans || cg.ps.noret || cg.ps.unwound)
+		fprintf(stderr,
+			"tracepp callgraph: %llu return(s) without entry, %llu call(s) without return, "
+			"%llu unwound\n",
+			(unsigned long long)cg.ps.orphans, (unsigned long long)cg.ps.noret,
+			(unsigned long long)cg.ps.unwound);
+	acli_report_run(&c, &cg.run);
+out:
+	an_cg_free(&cg);
+	an_syms_close(syms);
+	acli_close(&c);
+	return rc;
+}

@@ -1,0 +1,196 @@
+/* tracepp io: block IO per device and direction. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "an_cli.h"
+#include "commands.h"
+
+static const char usage_text[] =
+	"usage: tracepp io [OPTIONS] FILE\n"
+	"Per device and direction: completed requests, IOPS, bytes, device latency\n"
+	"(issue -> complete) percentiles, queue depth, from block_rq_* events.\n"
+	"  --format=text|json|csv   output format (default text)\n"
+	"  --time-range=START:END   only this window, times from the first event\n"
+	"  --interval=DURATION      also a time line: one row per device, op and interval\n";
+
+struct io_run {
+	struct an_io io;
+	struct an_types *ty;
+	uint64_t interval, t0, cur;
+	/* time line: each device slot's totals at the last interval boundary */
+	uint64_t *cnt, *bytes;
+	size_t ncnt;
+	struct table *tl;
+};
+
+static const struct tbl_col tl_cols[] = {
+	{"t_ns", "time", TBL_NS}, {"dev", NULL, TBL_STR}, {"op", NULL, TBL_STR},
+	{"count", NULL, TBL_INT}, {"bytes", NULL, TBL_BYTES}, {"inflight", NULL, TBL_INT},
+};
+
+static void devname(char *buf, size_t len, uint32_t dev)
+{
+	snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
+}
+
+static int flush_interval(struct io_run *r)
+{
+	if (r->io.n > r->ncnt) {
+		size_t nn = r->io.n * 2;
+		uint64_t *a = realloc(r->cnt, nn * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		r->cnt = a;
+		uint64_t *b = realloc(r->bytes, nn * sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		r->bytes = b;
+		memset(r->cnt + r->ncnt, 0, (nn - r->ncnt) * sizeof(*a));
+		memset(r->bytes + r->ncnt, 0, (nn - r->ncnt) * sizeof(*b));
+		r->ncnt = nn;
+	}
+	for (size_t i = 0; i < r->io.n; i++) {
+		struct an_iodev *d = &r->io.d[i];
+		if (d->count == r->cnt[i] && !d->inflight)
+			continue;
+		char dn[32];
+		devname(dn, sizeof(dn), d->dev);
+		struct tbl_cell v[] = {{.i = (int64_t)(r->cur * r->interval)}, {.s = dn},
+				       {.s = an_io_op_name[d->op]}, {.i = (int64_t)(d->count - r->cnt[i])},
+				       {.i = (int64_t)(d->bytes - r->bytes[i])}, {.i = d->inflight}};
+		tbl_row(r->tl, v);
+		r->cnt[i] = d->count;
+		r->bytes[i] = d->bytes;
+	}
+	return 0;
+}
+
+static int feed(void *ctx, const struct tpp_event *ev)
+{
+	struct io_run *r = ctx;
+	if (r->interval && ev->ts >= r->t0) {
+		uint64_t slot = (ev->ts - r->t0) / r->interval;
+		while (slot > r->cur) {
+			int rc = flush_interval(r);
+			if (rc < 0)
+				return rc;
+			r->cur++;
+		}
+	}
+	return an_io_feed(&r->io, r->ty, ev);
+}
+
+static const struct tbl_col cols[] = {
+	{"dev", NULL, TBL_STR},
+	{"op", NULL, TBL_STR},
+	{"count", NULL, TBL_INT},
+	{"bytes", NULL, TBL_BYTES},
+	{"iops", NULL, TBL_F64},
+	{"bytes_per_s", "bytes/s", TBL_BYTES},
+	{"avg_ns", "avg", TBL_NS},
+	{"p50_ns", "p50", TBL_NS},
+	{"p99_ns", "p99", TBL_NS},
+	{"max_ns", "max", TBL_NS},
+	{"q2c_p50_ns", "q2c-p50", TBL_NS},
+	{"avg_qd", "avg-qd", TBL_F64},
+	{"max_qd", "max-qd", TBL_INT},
+	{"errors", NULL, TBL_INT},
+};
+
+int cmd_io(int argc, char **argv)
+{
+	static const struct option lo[] = {ACLI_LONGOPTS, {"interval", required_argument, 0, 'i'},
+					   {0, 0, 0, 0}};
+	struct acli c;
+	acli_init(&c, "io");
+	struct io_run r;
+	memset(&r, 0, sizeof(r));
+	int opt, rc;
+	while ((opt = getopt_long(argc, argv, "ht:c:", lo, NULL)) != -1) {
+		if ((rc = acli_opt(&c, opt, optarg)) < 0)
+			return 2;
+		if (rc)
+			continue;
+		switch (opt) {
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		case 'i':
+			if (parse_duration(optarg, "s", &r.interval) || !r.interval)
+				return acli_usage_error(&c, "--interval: bad duration '%s'", optarg);
+			break;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if ((rc = acli_open(&c, argc, argv)))
+		return rc;
+	an_io_init(&r.io);
+	r.ty = malloc(sizeof(*r.ty));
+	if (!r.ty) {
+		acli_close(&c);
+		return 1;
+	}
+	an_types_init(r.ty, c.r);
+	if (!r.ty->has[AN_BLK_COMPLETE])
+		fprintf(stderr, "tracepp %s: warning: %s has no block_rq_complete events\n", c.cmd, c.path);
+	r.t0 = c.f.from_ts ? c.f.from_ts : c.t0;
+	struct an_run_stats st;
+	if (r.interval && !(r.tl = tbl_open(stdout, c.fmt, tl_cols, sizeof(tl_cols) / sizeof(tl_cols[0])))) {
+		rc = 1;
+		goto out;
+	}
+	rc = an_run(c.r, &c.f, 1, feed, &r, &st);
+	if (rc < 0) {
+		if (r.tl)
+			tbl_close(r.tl);
+		rc = acli_fail(&c, rc, &st);
+		goto out;
+	}
+	if (r.tl) {
+		/* With --interval the output is the time line alone, so that JSON
+		 * and CSV stay one table. */
+		flush_interval(&r);
+		rc = tbl_close(r.tl) ? 1 : 0;
+		acli_report_run(&c, &st);
+		goto out;
+	}
+	uint64_t span = st.last_ts > st.first_ts ? st.last_ts - st.first_ts : 0;
+	struct table *t = tbl_open(stdout, c.fmt, cols, sizeof(cols) / sizeof(cols[0]));
+	for (size_t i = 0; t && i < r.io.n; i++) {
+		struct an_iodev *d = &r.io.d[i];
+		if (!d->count)
+			continue;
+		char dn[32];
+		devname(dn, sizeof(dn), d->dev);
+		uint64_t dspan = d->qd_ts > d->first_ts ? d->qd_ts - d->first_ts : 0;
+		struct tbl_cell v[] = {
+			{.s = dn},
+			{.s = an_io_op_name[d->op]},
+			{.i = (int64_t)d->count},
+			{.i = (int64_t)d->bytes},
+			{.f = span ? d->count * 1e9 / span : 0},
+			{.i = (int64_t)(span ? d->bytes * 1e9 / span : 0)},
+			{.i = (int64_t)an_lat_avg(&d->d2c)},
+			{.i = (int64_t)an_lat_pct(&d->d2c, 50)},
+			{.i = (int64_t)an_lat_pct(&d->d2c, 99)},
+			{.i = (int64_t)(d->d2c.count ? d->d2c.max : 0)},
+			{.i = (int64_t)an_lat_pct(&d->q2c, 50)},
+			{.f = dspan ? (double)(d->qd_area / dspan) : 0},
+			{.i = d->max_qd},
+			{.i = (int64_t)d->errors},
+		};
+		tbl_row(t, v);
+	}
+	rc = t && tbl_close(t) == 0 ? 0 : 1;
+	acli_report_run(&c, &st);
+out:
+	an_io_free(&r.io);
+	free(r.ty);
+	free(r.cnt);
+	free(r.bytes);
+	acli_close(&c);
+	return rc;
+}

@@ -1,0 +1,691 @@
+/* tracepp replay: the flow of every thread, like DTrace's flowindent and
+ * SystemTap's thread_indent: one line per call, return and kernel event,
+ * indented by call depth, with durations and kernel events inline.
+ *
+ * Entry lines are deferred until something is printed inside the call, so
+ * a call with nothing inside prints as one line "f();" with its duration.
+ * With --min-duration a call is shown only once its return proves it long
+ * enough; its callers' entry lines are then printed late (their own
+ * timestamps say when they began). Text is formatted without printf. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "an_cli.h"
+#include "commands.h"
+#include "out_fast.h"
+
+static const char usage_text[] =
+	"usage: tracepp replay [OPTIONS] FILE\n"
+	"Every thread's calls as an indented tree, in time order, kernel events inline.\n"
+	"  --tid=TID[,TID]      only these threads     --comm=NAME   only this task name\n"
+	"  --func=F             only what runs under F (F's subtree)\n"
+	"  --depth=N            only N levels of calls (under F with --func)\n"
+	"  --min-duration=D     only calls lasting at least D (e.g. 10us)\n"
+	"  --time-range=FROM,TO only this window (absolute ns, or 1.5s,2s from the start)\n"
+	"  --no-kernel          no kernel events\n"
+	"  --format=text|json|csv\n";
+
+enum lkind { L_ENTRY, L_EXIT, L_LEAF, L_EVENT, L_ORPHAN, L_SCHED_IN };
+static const char *const lkind_name[] = {"entry", "exit", "call", "event", "orphan", "sched_in"};
+
+struct line {
+	enum lkind kind;
+	uint64_t ts, dur;
+	int has_dur;
+	int32_t cpu, tid;
+	const char *comm;
+	uint32_t depth;
+	const char *name;
+	size_t name_len;
+	struct an_thread *th;
+	const struct an_frame *f; /* args */
+	int has_ret;
+	uint64_t ret;
+	uint32_t flags;
+	const struct tpp_event *ev;
+};
+
+struct rp {
+	struct acli *c;
+	struct ofast *o;
+	struct an_types *ty;
+	struct an_syms *syms;
+	struct an_pair *pair;
+	const char *func;   /* --func */
+	uint32_t func_id;   /* resolved lazily by name */
+	uint32_t max_depth; /* 0 = all */
+	uint64_t min_dur;
+	int no_kernel, fmt;
+	uint64_t nlines;
+	void (*emit)(struct rp *r, const struct line *l);
+	int err;
+};
+
+/* ---- text */
+
+static void dur_field(struct ofast *o, uint64_t ns, int has)
+{
+	char b[24];
+	int n = 0;
+	if (has) {
+		static const char *const unit[] = {" ns", " us", " ms", "  s"};
+		int u = 0;
+		uint64_t whole = ns, frac = 0;
+		while (u < 3 && whole >= 1000) {
+			frac = whole % 1000;
+			whole /= 1000;
+			u++;
+		}
+		char t[24];
+		int k = 0;
+		do {
+			t[k++] = (char)('0' + whole % 10);
+			whole /= 10;
+		} while (whole && k < 20);
+		while (k)
+			b[n++] = t[--k];
+		if (u) {
+			b[n++] = '.';
+			b[n++] = (char)('0' + frac / 100);
+			b[n++] = (char)('0' + frac / 10 % 10);
+			b[n++] = (char)('0' + frac % 10);
+		}
+		memcpy(b + n, unit[u], 3);
+		n += 3;
+	}
+	for (int i = n; i < 11; i++)
+		of_ch(o, ' ');
+	of_mem(o, b, (size_t)n);
+}
+
+static void num(struct ofast *o, uint64_t v)
+{
+	if (v < 100000)
+		of_u64(o, v);
+	else
+		of_hex(o, v);
+}
+
+/* "[name]" and " field=" rendered once per type: strlen on every event
+ * showed in profiles. */
+struct tcache {
+	char *head;
+	size_t head_len;
+	char *pre[TPP_MAX_FIELDS];
+	uint8_t pre_len[TPP_MAX_FIELDS];
+};
+static struct tcache *tcache[TPP_MAX_TYPES];
+
+static struct tcache *tc_get(const struct tpp_type *t)
+{
+	if (!t || t->id >= TPP_MAX_TYPES)
+		return NULL;
+	struct tcache *c = tcache[t->id];
+	if (c)
+		return c;
+	if (!(c = calloc(1, sizeof(*c))))
+		return NULL;
+	if (asprintf(&c->head, "[%s]", t->name ? t->name : "?") < 0) {
+		free(c);
+		return NULL;
+	}
+	c->head_len = strlen(c->head);
+	for (int i = 0; i < t->nfields && i < TPP_MAX_FIELDS; i++) {
+		if (asprintf(&c->pre[i], " %.200s=", t->fields[i].name ? t->fields[i].name : "?") < 0)
+			c->pre[i] = NULL;
+		c->pre_len[i] = c->pre[i] ? (uint8_t)strlen(c->pre[i]) : 0;
+	}
+	tcache[t->id] = c;
+	return c;
+}
+
+static void tc_free(void)
+{
+	for (size_t i = 0; i < TPP_MAX_TYPES; i++) {
+		if (!tcache[i])
+			continue;
+		free(tcache[i]->head);
+		for (int k = 0; k < TPP_MAX_FIELDS; k++)
+			free(tcache[i]->pre[k]);
+		free(tcache[i]);
+		tcache[i] = NULL;
+	}
+}
+
+static void text_fields(struct ofast *o, const struct tpp_event *ev)
+{
+	const struct tpp_type *t = ev->t;
+	struct tcache *c = tc_get(t);
+	if (c)
+		of_mem(o, c->head, c->head_len);
+	for (int i = 0; t && i < ev->nvals && i < t->nfields; i++) {
+		if (c && c->pre[i]) {
+			of_mem(o, c->pre[i], c->pre_len[i]);
+		} else {
+			of_ch(o, ' ');
+			of_str(o, t->fields[i].name);
+			of_ch(o, '=');
+		}
+		switch (t->fields[i].type) {
+		case TPP_F_U64:
+			num(o, ev->v[i].u);
+			break;
+		case TPP_F_S64:
+			of_i64(o, ev->v[i].i);
+			break;
+		case TPP_F_STR: {
+			size_t n = ev->v[i].s.p ? strnlen(ev->v[i].s.p, ev->v[i].s.len) : 0;
+			of_text(o, ev->v[i].s.p ? ev->v[i].s.p : "", n);
+			break;
+		}
+		default:
+			of_str(o, "<");
+			of_u64(o, ev->v[i].s.len);
+			of_str(o, " bytes>");
+		}
+	}
+}
+
+static const char digits2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+			      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+			      "8081828384858687888990919293949596979899";
+static const char spaces[] = "                                                                "
+			     "                                                                ";
+
+/* "S.NNNNNNNNN " into p (seconds unpadded); returns the end. */
+static char *put_ts(char *p, uint64_t ns)
+{
+	uint64_t sec = ns / 1000000000u;
+	uint32_t frac = (uint32_t)(ns % 1000000000u);
+	char t[24];
+	int n = 0;
+	do {
+		t[n++] = (char)('0' + sec % 10);
+		sec /= 10;
+	} while (sec);
+	while (n)
+		*p++ = t[--n];
+	*p++ = '.';
+	p[8] = (char)('0' + frac % 10);
+	frac /= 10;
+	for (int i = 6; i >= 0; i -= 2) {
+		memcpy(p + i, digits2 + 2 * (frac % 100), 2);
+		frac /= 100;
+	}
+	p += 9;
+	*p++ = ' ';
+	return p;
+}
+
+/* The "comm-tid" column, padded, rendered once per thread. */
+static void label(struct an_thread *th, const char *comm)
+{
+	int n = snprintf(th->label, sizeof(th->label), "%.16s-%d", comm ? comm : "", th->tid);
+	if (n < 0 || n >= (int)sizeof(th->label))
+		n = (int)sizeof(th->label) - 1;
+	while (n < 22)
+		th->label[n++] = ' ';
+	th->label_len = (uint32_t)n;
+}
+
+static void text_line(struct rp *r, const struct line *l)
+{
+	struct ofast *o = r->o;
+	of_room(o, 128);
+	char *p = o->buf + o->len;
+	p = put_ts(p, l->ts - r->c->t0);
+	if (l->cpu >= 0 && l->cpu < 1000) {
+		*p++ = l->cpu < 100 ? ' ' : (char)('0' + l->cpu / 100);
+		*p++ = l->cpu < 10 ? ' ' : (char)('0' + l->cpu / 10 % 10);
+		*p++ = (char)('0' + l->cpu % 10);
+	} else {
+		memcpy(p, "  -", 3);
+		p += 3;
+	}
+	*p++ = ' ';
+	memcpy(p, l->th->label, l->th->label_len);
+	p += l->th->label_len;
+	o->len = (size_t)(p - o->buf);
+	dur_field(o, l->dur, l->has_dur);
+	of_mem(o, " | ", 3);
+	uint32_t ind = 2 * (l->depth < 256 ? l->depth : 256);
+	while (ind) {
+		uint32_t k = ind < sizeof(spaces) - 1 ? ind : (uint32_t)sizeof(spaces) - 1;
+		of_mem(o, spaces, k);
+		ind -= k;
+	}
+	switch (l->kind) {
+	case L_ENTRY:
+	case L_LEAF:
+		of_mem(o, l->name, l->name_len);
+		of_ch(o, '(');
+		for (int i = 0; l->f && i < l->f->nargs; i++) {
+			if (i)
+				of_str(o, ", ");
+			num(o, l->f->args[i]);
+		}
+		of_str(o, l->kind == L_ENTRY ? ") {" : ");");
+		break;
+	case L_EXIT:
+		of_mem(o, "} /* ", 5);
+		of_mem(o, l->name, l->name_len);
+		of_mem(o, " */", 3);
+		break;
+	case L_ORPHAN:
+		of_str(o, "} /* ");
+		of_str(o, l->name);
+		of_str(o, " */ [return without entry]");
+		break;
+	case L_SCHED_IN:
+		of_str(o, "[sched_in] (duration: time off-CPU)");
+		break;
+	case L_EVENT:
+		text_fields(o, l->ev);
+		break;
+	}
+	if ((l->kind == L_LEAF || l->kind == L_EXIT) && l->has_ret) {
+		of_str(o, " = ");
+		num(o, l->ret);
+	}
+	if (l->flags & AN_CALL_NORET)
+		of_str(o, " [no return]");
+	if (l->flags & AN_CALL_UNWOUND)
+		of_str(o, " [unwound]");
+	of_ch(o, '\n');
+}
+
+/* ---- JSON (an array of line objects) and CSV */
+
+static void json_line(struct rp *r, const struct line *l)
+{
+	struct ofast *o = r->o;
+	of_str(o, r->nlines ? ",\n{\"ts_ns\":" : "[\n{\"ts_ns\":");
+	of_u64(o, l->ts);
+	of_str(o, ",\"cpu\":");
+	of_i64(o, l->cpu);
+	of_str(o, ",\"tid\":");
+	of_i64(o, l->tid);
+	of_str(o, ",\"comm\":");
+	if (l->comm)
+		of_json_str(o, l->comm, strnlen(l->comm, 16));
+	else
+		of_str(o, "null");
+	of_str(o, ",\"kind\":\"");
+	of_str(o, lkind_name[l->kind]);
+	of_str(o, "\",\"depth\":");
+	of_u64(o, l->depth);
+	if (l->has_dur) {
+		of_str(o, ",\"dur_ns\":");
+		of_u64(o, l->dur);
+	}
+	if (l->name) {
+		of_str(o, ",\"func\":");
+		of_json_str(o, l->name, strlen(l->name));
+	}
+	if (l->f && l->f->nargs && (l->kind == L_ENTRY || l->kind == L_LEAF)) {
+		of_str(o, ",\"args\":[");
+		for (int i = 0; i < l->f->nargs; i++) {
+			if (i)
+				of_ch(o, ',');
+			of_u64(o, l->f->args[i]);
+		}
+		of_ch(o, ']');
+	}
+	if (l->has_ret) {
+		of_str(o, ",\"ret\":");
+		of_u64(o, l->ret);
+	}
+	if (l->flags & AN_CALL_NORET)
+		of_str(o, ",\"noret\":true");
+	if (l->flags & AN_CALL_UNWOUND)
+		of_str(o, ",\"unwound\":true");
+	if (l->ev) {
+		const struct tpp_type *t = l->ev->t;
+		of_str(o, ",\"event\":");
+		of_json_str(o, t && t->name ? t->name : "?", t && t->name ? strlen(t->name) : 1);
+		of_str(o, ",\"fields\":{");
+		for (int i = 0; t && i < l->ev->nvals && i < t->nfields; i++) {
+			if (i)
+				of_ch(o, ',');
+			of_json_str(o, t->fields[i].name, strlen(t->fields[i].name));
+			of_ch(o, ':');
+			const union tpp_val *v = &l->ev->v[i];
+			if (t->fields[i].type == TPP_F_U64)
+				of_u64(o, v->u);
+			else if (t->fields[i].type == TPP_F_S64)
+				of_i64(o, v->i);
+			else if (t->fields[i].type == TPP_F_STR && v->s.p)
+				of_json_str(o, v->s.p, strnlen(v->s.p, v->s.len));
+			else
+				of_str(o, "null");
+		}
+		of_ch(o, '}');
+	}
+	of_ch(o, '}');
+}
+
+static void csv_line(struct rp *r, const struct line *l)
+{
+	struct ofast *o = r->o;
+	if (!r->nlines)
+		of_str(o, "ts_ns,cpu,tid,comm,kind,depth,dur_ns,name\n");
+	of_u64(o, l->ts);
+	of_ch(o, ',');
+	of_i64(o, l->cpu);
+	of_ch(o, ',');
+	of_i64(o, l->tid);
+	of_ch(o, ',');
+	/* comm and names may hold commas: quote them */
+	of_ch(o, '"');
+	if (l->comm)
+		of_text(o, l->comm, strnlen(l->comm, 16));
+	of_str(o, "\",");
+	of_str(o, lkind_name[l->kind]);
+	of_ch(o, ',');
+	of_u64(o, l->depth);
+	of_ch(o, ',');
+	if (l->has_dur)
+		of_u64(o, l->dur);
+	of_str(o, ",\"");
+	if (l->name)
+		of_str(o, l->name);
+	else if (l->ev && l->ev->t && l->ev->t->name)
+		of_str(o, l->ev->t->name);
+	of_str(o, "\"\n");
+}
+
+/* ---- the flow */
+
+/* Per thread: user = open frames of --func F, user2 = depth of the
+ * outermost one. */
+static int in_scope(const struct rp *r, const struct an_thread *th)
+{
+	return !r->func || th->user;
+}
+
+static uint32_t rel_depth(const struct rp *r, const struct an_thread *th, uint32_t d)
+{
+	return r->func && th->user ? d - th->user2 : d;
+}
+
+static int frame_visible(const struct rp *r, const struct an_thread *th, uint32_t i)
+{
+	if (r->func && (!th->user || i < th->user2))
+		return 0;
+	return !r->max_depth || rel_depth(r, th, i) < r->max_depth;
+}
+
+static void base(struct line *l, struct an_thread *th)
+{
+	memset(l, 0, sizeof(*l));
+	l->cpu = th->cpu;
+	l->tid = th->tid;
+	l->comm = th->comm;
+	l->th = th;
+	if (!th->label_len)
+		label(th, th->comm);
+}
+
+static void out(struct rp *r, const struct line *l)
+{
+	r->emit(r, l);
+	r->nlines++;
+}
+
+/* Prints the deferred entry lines of frames [0, upto). */
+static void flush_frames(struct rp *r, struct an_thread *th, uint32_t upto)
+{
+	for (uint32_t i = 0; i < upto; i++) {
+		struct an_frame *f = &th->st[i];
+		if (f->user || !frame_visible(r, th, i))
+			continue;
+		struct line l;
+		base(&l, th);
+		l.kind = L_ENTRY;
+		l.ts = f->ts;
+		l.depth = rel_depth(r, th, i);
+		l.name = an_func_name(r->syms, f->func);
+		l.name_len = an_func_name_len(r->syms, f->func);
+		l.f = f;
+		out(r, &l);
+		f->user = 1;
+	}
+}
+
+static int wanted(const struct rp *r, const struct an_thread *th)
+{
+	return acli_task_wanted(r->c, th->tid, th->comm);
+}
+
+static void on_entry(void *ctx, struct an_thread *th, const struct tpp_event *ev)
+{
+	(void)ev;
+	struct rp *r = ctx;
+	struct an_frame *f = &th->st[th->depth - 1];
+	f->user = 0;
+	if (r->func) {
+		if (r->func_id == UINT32_MAX && !strcmp(an_func_name(r->syms, f->func), r->func))
+			r->func_id = f->func;
+		if (f->func == r->func_id && th->user++ == 0)
+			th->user2 = th->depth - 1;
+	}
+	if (!r->min_dur && wanted(r, th) && frame_visible(r, th, th->depth - 1))
+		flush_frames(r, th, th->depth - 1);
+}
+
+static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c,
+		     const struct tpp_event *ev)
+{
+	(void)ev;
+	struct rp *r = ctx;
+	uint32_t i = th->depth - 1;
+	struct an_frame *f = &th->st[i];
+	if (wanted(r, th) && frame_visible(r, th, i) && (f->user || c->dur >= r->min_dur)) {
+		if (r->min_dur)
+			flush_frames(r, th, i);
+		struct line l;
+		base(&l, th);
+		l.kind = f->user ? L_EXIT : L_LEAF;
+		l.ts = f->user ? c->exit_ts : c->entry_ts;
+		l.dur = c->dur;
+		l.has_dur = 1;
+		l.depth = rel_depth(r, th, i);
+		l.name = an_func_name(r->syms, f->func);
+		l.name_len = an_func_name_len(r->syms, f->func);
+		l.f = f;
+		l.has_ret = c->has_ret;
+		l.ret = c->ret;
+		l.flags = c->flags;
+		out(r, &l);
+	}
+	if (r->func && f->func == r->func_id && th->user)
+		th->user--;
+}
+
+static void on_orphan(void *ctx, struct an_thread *th, uint32_t func, const struct tpp_event *ev)
+{
+	struct rp *r = ctx;
+	if (!wanted(r, th) || !in_scope(r, th) || r->min_dur)
+		return;
+	flush_frames(r, th, th->depth);
+	struct line l;
+	base(&l, th);
+	l.kind = L_ORPHAN;
+	l.ts = ev->ts;
+	l.depth = rel_depth(r, th, th->depth);
+	l.name = an_func_name(r->syms, func);
+	l.name_len = an_func_name_len(r->syms, func);
+	out(r, &l);
+}
+
+static const struct an_pair_ops rp_ops = {on_entry, on_exit_, on_orphan};
+
+static void kernel_line(struct rp *r, const struct tpp_event *ev, struct an_thread *th,
+			enum lkind kind, uint64_t dur)
+{
+	if (!wanted(r, th) || !in_scope(r, th))
+		return;
+	uint32_t d = th->depth;
+	if (r->max_depth && rel_depth(r, th, d) > r->max_depth)
+		return;
+	if (r->min_dur) {
+		if (d && !th->st[d - 1].user)
+			return; /* inside a call not (yet) shown */
+	} else {
+		flush_frames(r, th, d);
+	}
+	struct line l;
+	base(&l, th);
+	if (ev->cpu >= 0)
+		l.cpu = ev->cpu;
+	l.kind = kind;
+	l.ts = ev->ts;
+	l.depth = rel_depth(r, th, d);
+	l.ev = kind == L_EVENT ? ev : NULL;
+	l.dur = dur;
+	l.has_dur = kind == L_SCHED_IN;
+	out(r, &l);
+}
+
+static int feed(void *ctx, const struct tpp_event *ev)
+{
+	struct rp *r = ctx;
+	const struct an_tinfo *ti = an_ti(r->ty, ev);
+	int err = 0;
+	if (ti->kind >= AN_FENTRY && ti->kind <= AN_URET) {
+		an_pair_feed(r->pair, ev, &err);
+		return err ? err : r->err;
+	}
+	if (ti->kind == AN_SWITCH && !r->no_kernel) {
+		/* Show the switch in the flow of the task that left, and the
+		 * return to the CPU in the flow of the task that came back
+		 * (with its off-CPU time), before the pairing updates them. */
+		int32_t next = (int32_t)an_u(ev, ti, R_NEXT_PID);
+		struct an_thread *th = an_pair_thread(r->pair, ev->tid);
+		if (!th)
+			return -ENOMEM;
+		kernel_line(r, ev, th, L_EVENT, 0);
+		struct an_thread *nt = next ? an_pair_thread(r->pair, next) : NULL;
+		if (nt && nt->off_since && nt->depth)
+			kernel_line(r, ev, nt, L_SCHED_IN, ev->ts - nt->off_since);
+		an_pair_feed(r->pair, ev, &err);
+		return err;
+	}
+	an_pair_feed(r->pair, ev, &err);
+	if (err)
+		return err;
+	if (r->no_kernel)
+		return 0;
+	struct an_thread *th = an_pair_thread(r->pair, ev->tid);
+	if (!th)
+		return -ENOMEM;
+	if (th->cpu < 0 || ev->cpu >= 0)
+		th->cpu = ev->cpu;
+	kernel_line(r, ev, th, L_EVENT, 0);
+	return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option lo[] = {ACLI_LONGOPTS,
+					   {"func", required_argument, 0, 'F'},
+					   {"depth", required_argument, 0, 'D'},
+					   {"min-duration", required_argument, 0, 'm'},
+					   {"no-kernel", no_argument, 0, 'K'},
+					   {0, 0, 0, 0}};
+	struct acli c;
+	acli_init(&c, "replay");
+	struct rp r;
+	memset(&r, 0, sizeof(r));
+	r.c = &c;
+	r.func_id = UINT32_MAX;
+	int opt, rc;
+	while ((opt = getopt_long(argc, argv, "ht:c:F:D:", lo, NULL)) != -1) {
+		if ((rc = acli_opt(&c, opt, optarg)) < 0)
+			return 2;
+		if (rc)
+			continue;
+		switch (opt) {
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		case 'F':
+			r.func = optarg;
+			break;
+		case 'D': {
+			char *end;
+			long d = strtol(optarg, &end, 10);
+			if (*end || end == optarg || d < 1 || d > 1000000)
+				return acli_usage_error(&c, "--depth: '%s' is not a depth >= 1", optarg);
+			r.max_depth = (uint32_t)d;
+			break;
+		}
+		case 'm':
+			if (parse_duration(optarg, "ns", &r.min_dur))
+				return acli_usage_error(&c, "--min-duration: bad duration '%s' (e.g. 10us)",
+							optarg);
+			break;
+		case 'K':
+			r.no_kernel = 1;
+			break;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if ((rc = acli_open(&c, argc, argv)))
+		return rc;
+	struct ofast *o = malloc(sizeof(*o));
+	r.ty = malloc(sizeof(*r.ty));
+	if (!o || !r.ty) {
+		rc = acli_fail(&c, -ENOMEM, NULL);
+		goto out;
+	}
+	of_init(o, 1);
+	r.o = o;
+	r.fmt = c.fmt;
+	r.emit = c.fmt == TBL_JSON ? json_line : c.fmt == TBL_CSV ? csv_line : text_line;
+	an_types_init(r.ty, c.r);
+	if ((rc = an_syms_open(&r.syms, c.names)) ||
+	    (rc = an_pair_open(&r.pair, r.ty, r.syms, c.names, &rp_ops, &r))) {
+		rc = acli_fail(&c, rc, NULL);
+		goto out;
+	}
+	if (c.fmt == TBL_TEXT)
+		of_str(o, "#      TIMESTAMP CPU TASK-TID                 DURATION | FUNCTION\n");
+	struct an_run_stats st;
+	rc = an_run(c.r, &c.f, 1, feed, &r, &st);
+	if (rc < 0) {
+		of_flush(o);
+		rc = acli_fail(&c, rc, &st);
+		goto out;
+	}
+	an_pair_finish(r.pair);
+	if (c.fmt == TBL_JSON)
+		of_str(o, r.nlines ? "\n]\n" : "[]\n");
+	if (of_flush(o) < 0) {
+		fprintf(stderr, "tracepp replay: writing output: %s\n", strerror(-o->err));
+		rc = 1;
+	}
+	if (r.func && r.func_id == UINT32_MAX)
+		fprintf(stderr, "tracepp replay: warning: no call of '%s' in %s\n", r.func, c.path);
+	struct an_pair_stats ps;
+	an_pair_stats(r.pair, &ps);
+	if (ps.orphans || ps.noret || ps.unwound)
+		fprintf(stderr,
+			"tracepp replay: %llu return(s) without entry, %llu call(s) without return, "
+			"%llu unwound\n",
+			(unsigned long long)ps.orphans, (unsigned long long)ps.noret,
+			(unsigned long long)ps.unwound);
+	acli_report_run(&c, &st);
+out:
+	tc_free();
+	an_pair_close(r.pair);
+	an_syms_close(r.syms);
+	free(r.ty);
+	free(o);
+	acli_close(&c);
+	return rc;
+}

@@ -1,0 +1,129 @@
+/* mk-trace MODE FILE: small traces whose every call and timestamp is known,
+ * written with the format library, for the merge and pairing tests.
+ *
+ *  overlap  two CPU streams and two thread streams whose chunks (4 events
+ *           each) overlap in time, with events a little out of order inside
+ *           a thread's stream (as a per-thread buffer drained late gives).
+ *           Thread 100: 50 x { outer 1000 ns { inner 400 ns } }, one every
+ *           2000 ns from t=1000000; thread 101: the same shifted by 500 ns.
+ *           CPU streams: sched_switch every 700 ns alternating 100/101.
+ *  broken   thread 100: "lost" enters at 1000 and never returns; "orphan"
+ *           returns at 5000 without an entry; "ok" 2000..3000 inside lost.
+ *           Thread 101: a { b { c } } where a returns at 9000 before b and
+ *           c (longjmp-like: b and c are unwound).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tpp_format.h"
+
+enum { T_ENTRY = 1, T_EXIT, T_SWITCH };
+static struct tpp_writer *w;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "mk-trace: %s: %s\n", what, w ? tpp_w_error(w) : "");
+	exit(1);
+}
+
+static void ev(uint32_t stream, uint16_t type, uint64_t ts, int32_t tid, uint64_t addr)
+{
+	union tpp_val v[1] = {{.u = addr}};
+	if (tpp_w_event(w, stream, type, ts, tid, v) < 0)
+		die("event");
+}
+
+static void sw(uint32_t stream, uint64_t ts, int32_t prev, int32_t next)
+{
+	union tpp_val v[7];
+	memset(v, 0, sizeof(v));
+	v[0].s.p = "t";
+	v[0].s.len = 1;
+	v[1].i = prev;
+	v[3].i = 1; /* prev_state S */
+	v[4].s.p = "t";
+	v[4].s.len = 1;
+	v[5].i = next;
+	if (tpp_w_event(w, stream, T_SWITCH, ts, prev, v) < 0)
+		die("switch");
+}
+
+#define BASE 0x400000ull
+static const struct tpp_sym syms[] = {
+	{0x1000, 0x100, "outer"}, {0x1100, 0x100, "inner"}, {0x1200, 0x100, "lost"},
+	{0x1300, 0x100, "orphan"}, {0x1400, 0x100, "ok"}, {0x1500, 0x100, "a"},
+	{0x1600, 0x100, "b"}, {0x1700, 0x100, "c"},
+};
+static uint64_t A(const char *name)
+{
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
+		if (!strcmp(syms[i].name, name))
+			return BASE + syms[i].addr;
+	abort();
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3)
+		return 2;
+	struct tpp_w_opts o = {.sz = sizeof(o), .chunk_events = 4, .producer = "mk-trace"};
+	if (tpp_w_open(&w, argv[2], &o) < 0)
+		die("open");
+	static const struct tpp_field_def addr[] = {{"addr", TPP_F_U64}};
+	static const struct tpp_field_def swf[] = {
+		{"prev_comm", TPP_F_STR}, {"prev_pid", TPP_F_S64}, {"prev_prio", TPP_F_S64},
+		{"prev_state", TPP_F_S64}, {"next_comm", TPP_F_STR}, {"next_pid", TPP_F_S64},
+		{"next_prio", TPP_F_S64}};
+	struct tpp_type_def t1 = {T_ENTRY, "func_entry", "tracepp", 1, addr};
+	struct tpp_type_def t2 = {T_EXIT, "func_exit", "tracepp", 1, addr};
+	struct tpp_type_def t3 = {T_SWITCH, "sched_switch", "sched", 7, swf};
+	if (tpp_w_add_type(w, &t1) < 0 || tpp_w_add_type(w, &t2) < 0 || tpp_w_add_type(w, &t3) < 0)
+		die("types");
+	if (tpp_w_stream(w, 0, TPP_S_CPU, 0, -1, -1) < 0 || tpp_w_stream(w, 1, TPP_S_CPU, 1, -1, -1) < 0 ||
+	    tpp_w_stream(w, 10, TPP_S_THREAD, -1, 100, 100) < 0 ||
+	    tpp_w_stream(w, 11, TPP_S_THREAD, -1, 100, 101) < 0)
+		die("streams");
+	if (tpp_w_task(w, 1, 100, 100, "mk") < 0 || tpp_w_task(w, 1, 100, 101, "mk-2") < 0)
+		die("tasks");
+	static const uint8_t bid[4] = {1, 2, 3, 4};
+	if (tpp_w_mmap(w, 1, 100, BASE, BASE + 0x10000, 0, "/mk", bid, 4) < 0 ||
+	    tpp_w_symtab(w, bid, 4, "/mk", sizeof(syms) / sizeof(syms[0]), syms) < 0)
+		die("symbols");
+	if (!strcmp(argv[1], "overlap")) {
+		for (int i = 0; i < 50; i++) {
+			for (int th = 0; th < 2; th++) {
+				uint64_t t = 1000000 + i * 2000 + th * 500;
+				uint32_t s = 10 + th;
+				int32_t tid = 100 + th;
+				/* inner's entry written before outer's: out of order by
+				 * 100 ns inside the stream */
+				ev(s, T_ENTRY, t + 100, tid, A("inner"));
+				ev(s, T_ENTRY, t, tid, A("outer"));
+				ev(s, T_EXIT, t + 500, tid, A("inner"));
+				ev(s, T_EXIT, t + 1000, tid, A("outer"));
+			}
+		}
+		for (int i = 0; i < 150; i++)
+			sw(i % 2, 1000000 + i * 700, 100 + i % 2, 101 - i % 2);
+	} else if (!strcmp(argv[1], "broken")) {
+		ev(10, T_ENTRY, 1000, 100, A("lost"));
+		ev(10, T_ENTRY, 2000, 100, A("ok"));
+		ev(10, T_EXIT, 3000, 100, A("ok"));
+		ev(10, T_EXIT, 5000, 100, A("orphan"));
+		ev(10, T_ENTRY, 6000, 100, A("ok"));
+		ev(10, T_EXIT, 6500, 100, A("ok"));
+		ev(11, T_ENTRY, 7000, 101, A("a"));
+		ev(11, T_ENTRY, 7100, 101, A("b"));
+		ev(11, T_ENTRY, 7200, 101, A("c"));
+		ev(11, T_EXIT, 9000, 101, A("a"));
+		ev(11, T_ENTRY, 9500, 101, A("a"));
+		ev(11, T_EXIT, 9600, 101, A("a"));
+	} else {
+		return 2;
+	}
+	if (tpp_w_close(w) < 0) {
+		w = NULL;
+		die("close");
+	}
+	return 0;
+}
