@@ -1,0 +1,211 @@
+/* tracepp plot FILE --type=TYPE -o OUT.(png|svg|pdf): render a diagram with gnuplot. */
+/* Error messages are cut at their buffer on purpose: paths can be long. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "commands.h"
+#include "plot.h"
+#include "table.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(struct plot_model *, struct plot_job *, const struct plot_req *);
+	const char *help;
+} types[] = {
+	{"timeline", plot_timeline, "metrics over time, stacked (--metrics, --interval)"},
+	{"hist", plot_hist, "latency distributions, log axes, p50/p99 marked (--metrics)"},
+	{"heatmap", plot_heatmap, "per-CPU busy fraction (--by cpu) or latency x time (--by latency)"},
+	{"gantt", plot_gantt, "who ran on which CPU (--by cpu|task) or one thread's calls (--by call)"},
+};
+#define NTYPES (sizeof(types) / sizeof(types[0]))
+
+int plot_type_index(const char *name)
+{
+	for (size_t i = 0; i < NTYPES; i++)
+		if (!strcmp(types[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+int plot_render(struct plot_model *m, int type, const struct plot_req *q, const char *out, int keep,
+		int data_only, const char *gnuplot, char *err, size_t errlen)
+{
+	struct plot_job j;
+	int rc = plot_job_init(&j, out, keep, data_only);
+	if (!rc && (rc = types[type].fn(m, &j, q)) < 0)
+		plot_job_abort(&j);
+	else if (!rc && (rc = plot_job_finish(&j, gnuplot)))
+		rc = -EIO;
+	if (rc)
+		snprintf(err, errlen, "%s", j.err[0] ? j.err : strerror(-rc));
+	return rc;
+}
+
+void plot_default_opts(struct tpp_reader *r, struct plot_opts *o)
+{
+	uint64_t span = plot_index_span(r);
+	if (!o->interval)
+		o->interval = plot_nice_interval(span, 300, 1000);
+	if (!o->cpu_interval) {
+		/* 100 ms as the issue asks, finer for short traces so the map
+		 * still has columns, coarser for long ones to stay legible. */
+		o->cpu_interval = 100000000;
+		if (span < 4000000000ULL)
+			o->cpu_interval = plot_nice_interval(span, 40, 1000);
+		else if (span / o->cpu_interval > 1500)
+			o->cpu_interval = plot_nice_interval(span, 1500, 1000);
+	}
+}
+
+void plot_trace_title(struct tpp_reader *r, const char *path, char *buf, size_t len)
+{
+	const struct tpp_file_info *fi = tpp_r_info(r);
+	const char *b = strrchr(path, '/');
+	snprintf(buf, len, "%s%s%s", b ? b + 1 : path, fi && fi->hostname && *fi->hostname ? " on " : "",
+		 fi && fi->hostname ? fi->hostname : "");
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tracepp plot FILE --type=TYPE -o OUT.(png|svg|pdf) [options]\n\ntypes:\n");
+	for (size_t i = 0; i < NTYPES; i++)
+		fprintf(f, "  %-9s %s\n", types[i].name, types[i].help);
+	fprintf(f, "\noptions:\n"
+		   "  --metrics=LIST  timeline: events,cswitch,iops,throughput,packets,calls,latency\n"
+		   "                  hist, heatmap --by latency: wakeup,runq,io,func (default: all present)\n"
+		   "  --interval=DUR  bucket width (timeline, latency heat map; CPU heat map: 100ms)\n"
+		   "  --by=WHAT       heatmap: cpu|latency; gantt: cpu|task|call\n"
+		   "  --tid=TID       gantt --by call: the thread (default: the one with most events)\n"
+		   "  --exact         gantt: one bar per interval, even past 20000 (slow to render)\n"
+		   "  --keep          keep OUT.gp and the OUT.*.dat data files beside the image\n"
+		   "  --data-only     write data and script only (no gnuplot needed)\n");
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"type", required_argument, 0, 't'}, {"output", required_argument, 0, 'o'},
+		{"metrics", required_argument, 0, 'm'}, {"interval", required_argument, 0, 'i'},
+		{"by", required_argument, 0, 'b'}, {"tid", required_argument, 0, 'T'},
+		{"keep", no_argument, 0, 'k'}, {"exact", no_argument, 0, 'x'}, {"data-only", no_argument, 0, 'd'},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	const char *type = NULL, *out = NULL;
+	struct plot_req q = {0};
+	struct plot_opts o = {0};
+	int keep = 0, data_only = 0, c;
+	char *end;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:o:m:i:b:T:kdxh", lo, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			type = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'm':
+			q.metrics = optarg;
+			break;
+		case 'i':
+			if (parse_duration(optarg, "ms", &o.interval) || !o.interval) {
+				fprintf(stderr, "tracepp plot: bad --interval '%s' (e.g. 10ms, 1s)\n", optarg);
+				return 2;
+			}
+			o.cpu_interval = o.interval;
+			break;
+		case 'b':
+			q.by = optarg;
+			break;
+		case 'T':
+			o.call_tid = (int32_t)strtol(optarg, &end, 10);
+			if (*end || o.call_tid <= 0) {
+				fprintf(stderr, "tracepp plot: bad --tid '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'k':
+			keep = 1;
+			break;
+		case 'x':
+			q.exact = 1;
+			break;
+		case 'd':
+			data_only = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1 || !type || !out) {
+		fprintf(stderr, "tracepp plot: need one FILE, --type=TYPE and -o OUT\n");
+		usage(stderr);
+		return 2;
+	}
+	const char *path = argv[optind];
+	int ti = plot_type_index(type);
+	if (ti < 0) {
+		fprintf(stderr, "tracepp plot: unknown type '%s' (timeline, hist, heatmap, gantt)\n", type);
+		return 2;
+	}
+	/* Cheap checks first: a bad output or missing gnuplot should not cost
+	 * a pass over a large trace. */
+	struct plot_job probe;
+	if (plot_job_init(&probe, out, keep, data_only)) {
+		fprintf(stderr, "tracepp plot: %s\n", probe.err);
+		return 1;
+	}
+	const char *gp = data_only ? NULL : plot_gp_find();
+	if (!data_only && !gp) {
+		fprintf(stderr, "tracepp plot: gnuplot not found in PATH: install it (apt-get install "
+				"gnuplot-nox) or use --data-only to write the data and script\n");
+		return 1;
+	}
+	char errmsg[512];
+	struct tpp_reader *r;
+	if (tpp_r_open(&r, path, errmsg, sizeof(errmsg)) < 0) {
+		fprintf(stderr, "tracepp plot: %s\n", errmsg);
+		return 1;
+	}
+	plot_default_opts(r, &o);
+	if (!strcmp(type, "gantt") && q.by && !strcmp(q.by, "call")) {
+		if (!o.call_tid)
+			o.call_tid = plot_busiest_thread(r);
+	} else if (!strcmp(type, "gantt")) {
+		o.want_bars = 1;
+	}
+	char title[300];
+	plot_trace_title(r, path, title, sizeof(title));
+	q.title = title;
+
+	struct plot_model m;
+	int rc = plot_model_scan(&m, r, path, &o);
+	if (rc < 0) {
+		fprintf(stderr, "tracepp plot: %s\n", m.err);
+		plot_model_free(&m);
+		tpp_r_close(r);
+		return 1;
+	}
+	if (m.damaged)
+		fprintf(stderr, "tracepp plot: warning: %s: %llu damaged chunk(s) skipped\n", path,
+			(unsigned long long)m.damaged);
+	rc = plot_render(&m, ti, &q, out, keep, data_only, gp, errmsg, sizeof(errmsg));
+	plot_model_free(&m);
+	tpp_r_close(r);
+	if (rc) {
+		fprintf(stderr, "tracepp plot: %s\n", errmsg);
+		return 1;
+	}
+	if (data_only)
+		printf("tracepp plot: wrote %s/%s.gp and its data; gnuplot not run (--data-only).\n"
+		       "Render with:  cd %s && gnuplot %s.gp\n",
+		       probe.dir, probe.base, probe.dir, probe.base);
+	return 0;
+}

@@ -1,0 +1,210 @@
+/* plot — the series behind `tracepp plot` and `tracepp report`, and the
+ * gnuplot plumbing that renders them.
+ *
+ * One sorted pass over a trace (plot_model_scan) fills a plot_model with
+ * everything the four diagrams need: per-bucket counts, per-CPU busy time,
+ * latency samples, run intervals and one thread's calls. The writers
+ * (plot_timeline.c, plot_hist.c, plot_heatmap.c, plot_gantt.c) turn a model
+ * into data files plus a gnuplot script; plot_gp.c runs gnuplot on them.
+ *
+ * Errors: functions return 0 or a negative errno value and leave a one-line
+ * message in the model's or job's `err`; nothing here prints except
+ * plot_gp_render, which relays gnuplot's own complaints to stderr.
+ * Ownership: a model owns all its arrays (plot_model_free releases them);
+ * strings passed in are copied.
+ */
+#ifndef TPP_PLOT_H
+#define TPP_PLOT_H
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "tpp_decode.h"
+#include "hmap.h"
+#include "analyze.h"
+
+/* Latency kinds: wakeup = sched_wakeup -> switched in; runq = runnable (woken
+ * or preempted) -> switched in; io = block_rq_issue -> block_rq_complete;
+ * func = func_entry -> func_exit of the same thread. */
+enum plot_lat { PL_WAKEUP, PL_RUNQ, PL_IO, PL_FUNC, PL_NLAT };
+extern const char *const plot_lat_name[PL_NLAT];
+extern const char *const plot_lat_title[PL_NLAT];
+
+/* A growable array of u64; v is NULL when n == 0. */
+struct plot_vec {
+	uint64_t *v;
+	size_t n, cap;
+};
+int plot_vec_push(struct plot_vec *a, uint64_t x);
+/* Adds x at index i, growing (zero-filled) as needed. */
+int plot_vec_add(struct plot_vec *a, size_t i, uint64_t x);
+void plot_vec_free(struct plot_vec *a);
+
+/* One bar of a Gantt chart: tid ran on cpu during [start, end). */
+struct plot_bar {
+	uint64_t start, end;
+	int32_t cpu, tid;
+};
+/* One completed call of the traced thread, depth 0 = outermost. */
+struct plot_call {
+	uint64_t start, end;
+	uint64_t addr;
+	uint32_t depth;
+};
+
+struct plot_type_series {
+	uint16_t id;
+	const char *name;      /* reader-owned */
+	uint64_t total;
+	struct plot_vec per_bucket;
+};
+
+/* Log-spaced latency bins: PLOT_BINS_PER_DECADE per power of ten from 1 ns. */
+#define PLOT_BINS_PER_DECADE 10
+#define PLOT_NBINS (PLOT_BINS_PER_DECADE * 11)
+int plot_lat_bin(uint64_t ns);
+double plot_bin_lo(int bin); /* ns */
+
+struct plot_opts {
+	uint64_t interval;     /* bucket width, ns (timeline, latency heat map) */
+	uint64_t cpu_interval; /* bucket width of the CPU heat map, ns */
+	int want_bars;         /* keep every run interval (Gantt) */
+	int32_t call_tid;      /* keep the calls of this thread (flame chart); 0 none */
+};
+
+struct plot_model {
+	struct plot_opts o;
+	struct tpp_reader *r;  /* borrowed */
+	struct tpp_names *names;
+	const char *path;
+	uint64_t t0, t1;       /* first and last event */
+	uint64_t nevents, damaged;
+	int ncpus;             /* highest CPU seen + 1 */
+
+	/* per-interval series (index = (ts - t0) / o.interval) */
+	size_t nbuckets;
+	struct plot_type_series *types;
+	size_t ntypes;
+	struct plot_vec cswitch, iops, io_bytes, rx_pkts, tx_pkts, calls;
+	struct plot_vec lat_max[PL_NLAT], lat_sum[PL_NLAT], lat_cnt[PL_NLAT];
+	/* latency heat maps: nbuckets x PLOT_NBINS counts per kind, row-major */
+	struct plot_vec heat[PL_NLAT];
+
+	/* per-CPU busy ns per o.cpu_interval bucket; cpu_busy[cpu] */
+	struct plot_vec *cpu_busy;
+	size_t cpu_nbuckets;
+	uint64_t busy_total;
+	/* every latency sample, ns */
+	struct plot_vec lat[PL_NLAT];
+
+	struct plot_bar *bars;
+	size_t nbars, bars_cap;
+	struct plot_call *calls_v;
+	size_t ncalls, calls_cap;
+
+	/* the analyses' own state machines, fed in the same pass, so the
+	 * plots and the report show the numbers `tracepp sched|io|net` print */
+	struct an_types *ty;
+	struct an_sched sch;
+	struct an_io io;
+	struct an_net netw;
+
+	/* what the trace holds */
+	uint64_t n_switch, n_wakeup, n_blk, n_net, n_func;
+	uint64_t inferred; /* switches missing from the file, placed by inference */
+
+	char err[256];
+	void *priv; /* scanner state */
+};
+
+/* Reads the whole file in time order. Returns 0 or a negative error with
+ * m->err set. Damaged chunks are skipped and counted in m->damaged. */
+int plot_model_scan(struct plot_model *m, struct tpp_reader *r, const char *path,
+		    const struct plot_opts *o);
+void plot_model_free(struct plot_model *m);
+/* The scheduler's record of tid, or NULL. */
+const struct an_task *plot_model_task(const struct plot_model *m, int32_t tid);
+/* Span of the event chunks from the chunk index, without decoding (0 when none). */
+uint64_t plot_index_span(struct tpp_reader *r);
+/* The thread stream with the most events, or 0. */
+int32_t plot_busiest_thread(struct tpp_reader *r);
+/* A round duration (1, 2, 5 x 10^k ns) near span / n, at least min_ns. */
+uint64_t plot_nice_interval(uint64_t span, unsigned n, uint64_t min_ns);
+/* p-th percentile (0..100, nearest rank) of a; reorders a->v. 0 when empty. */
+uint64_t plot_percentile(struct plot_vec *a, double p);
+
+/* ------------------------------------------------------------- rendering */
+
+enum plot_term { PT_PNG, PT_SVG, PT_PDF };
+
+/* One plot being produced: OUT.EXT plus OUT.gp and OUT.NAME.dat beside it. */
+struct plot_job {
+	char out[4096];   /* image path as given */
+	char dir[4096];   /* its directory ("." when none) */
+	char base[1024];  /* file name without extension */
+	const char *ext;
+	enum plot_term term;
+	int keep, data_only;
+	char *files[16];  /* written so far (for removal without --keep) */
+	size_t nfiles;
+	char err[512];
+};
+
+/* Checks the extension and that the directory is writable. */
+int plot_job_init(struct plot_job *j, const char *out, int keep, int data_only);
+/* Creates DIR/BASE.SUFFIX for writing (SUFFIX e.g. "gp", "busy.dat") and
+ * remembers it. *name gets the file name relative to DIR (static buffer
+ * of the job, valid until the next call). */
+FILE *plot_job_file(struct plot_job *j, const char *suffix, const char **name);
+/* Writes the terminal/output/common style lines for a figure of the given
+ * height in pixels (at 1200 px width). */
+void plot_gp_prologue(FILE *f, const struct plot_job *j, int height_px);
+/* Writes s as a single-quoted gnuplot string. */
+void plot_gp_str(FILE *f, const char *s);
+/* Full path of gnuplot in PATH, or NULL. */
+const char *plot_gp_find(void);
+/* Runs gnuplot on the job's script (unless data_only), then removes data and
+ * script unless keep. Returns 0, or -1 with j->err set; gnuplot's stderr
+ * lines are printed as "tracepp plot: gnuplot: LINE" and make it fail. */
+int plot_job_finish(struct plot_job *j, const char *prog);
+/* Removes what the job wrote (on error paths). */
+void plot_job_abort(struct plot_job *j);
+
+/* Colour of a task/function: a stable pick from a palette, "#rrggbb". */
+uint32_t plot_color(uint64_t key);
+/* Seconds since t0 as double. */
+static inline double plot_sec(const struct plot_model *m, uint64_t ts)
+{
+	return ts >= m->t0 ? (double)(ts - m->t0) / 1e9 : -(double)(m->t0 - ts) / 1e9;
+}
+/* "1.5 ms" style text for a duration. */
+const char *plot_fmt_ns(char *buf, size_t len, double ns);
+
+/* The diagrams. Each checks the model holds the events it needs (else
+ * -ENOENT with a message naming them), then writes data + script. */
+struct plot_req {
+	const char *metrics; /* comma list or NULL: all that have data */
+	const char *by;      /* "cpu", "task", "call", "latency"; NULL = default */
+	const char *title;   /* trace name for titles */
+	int exact;           /* gantt: never merge bars to display resolution */
+};
+int plot_timeline(struct plot_model *m, struct plot_job *j, const struct plot_req *q);
+int plot_hist(struct plot_model *m, struct plot_job *j, const struct plot_req *q);
+int plot_heatmap(struct plot_model *m, struct plot_job *j, const struct plot_req *q);
+int plot_gantt(struct plot_model *m, struct plot_job *j, const struct plot_req *q);
+/* Which latency kinds to draw: a comma list of plot_lat_name, or NULL for
+ * every kind with samples. sel[PL_NLAT] gets 0/1; -EINVAL/-ENOENT + err. */
+int plot_pick_lat(const struct plot_model *m, const char *list, int *sel, char *err, size_t len);
+
+
+/* The diagram types by name ("timeline", "hist", "heatmap", "gantt"); -1 unknown. */
+int plot_type_index(const char *name);
+/* Writes and renders one diagram of type (plot_type_index) into out; gnuplot
+ * is plot_gp_find()'s answer (unused with data_only). 0 or negative error,
+ * with the message in err. */
+int plot_render(struct plot_model *m, int type, const struct plot_req *q, const char *out, int keep,
+		int data_only, const char *gnuplot, char *err, size_t errlen);
+/* Fills unset intervals from the trace's span (chunk index, no decoding). */
+void plot_default_opts(struct tpp_reader *r, struct plot_opts *o);
+/* "FILE on HOST", for titles. */
+void plot_trace_title(struct tpp_reader *r, const char *path, char *buf, size_t len);
+#endif
