@@ -16,6 +16,8 @@ struct col {
 };
 struct tcols {
 	uint16_t id, n;
+	const struct tpp_type *t; /* NULL: a type this reader does not know */
+	uint8_t ft[TPP_MAX_FIELDS]; /* field kinds, copied out of the schema */
 	struct col c[TPP_MAX_FIELDS];
 };
 /* Per-decoder state kept across chunks to avoid reallocating. */
@@ -61,6 +63,8 @@ int tpp_dec_begin(struct tpp_chunk_dec *d, const struct tpp_reader *r, const str
 	tc = d->tcols;
 	memset(tc->slot_of, 0, sizeof(tc->slot_of));
 	d->si = tpp_r_stream_by_id(r, c->stream);
+	d->thread_tid = d->si && d->si->kind == TPP_S_THREAD ? d->si->tid : -1;
+	d->cpu = d->si ? d->si->cpu : (int32_t)c->stream;
 	const uint8_t *p = raw, *end = raw + len;
 	unsigned mj;
 	uint64_t v;
@@ -115,6 +119,12 @@ int tpp_dec_begin(struct tpp_chunk_dec *d, const struct tpp_reader *r, const str
 		struct tcols *t = &tc->t[k];
 		t->id = (uint16_t)id;
 		t->n = (uint16_t)nf;
+		/* the schema is looked up once per chunk, not per event */
+		t->t = tpp_r_type(r, (uint16_t)id);
+		if (t->t && t->t->nfields != nf)
+			return bad(d, "field columns disagree with the schema");
+		for (unsigned f = 0; t->t && f < nf; f++)
+			t->ft[f] = (uint8_t)t->t->fields[f].type;
 		for (unsigned f = 0; f < nf; f++) {
 			if (get_bstr(&p, end, &t->c[f].p, &t->c[f].end))
 				return bad(d, "bad field column");
@@ -145,56 +155,48 @@ int tpp_dec_next(struct tpp_chunk_dec *d, struct tpp_event *ev)
 	ev->ts = d->last_ts;
 	ev->stream = d->c->stream;
 	ev->type = (uint16_t)type;
-	if (d->si && d->si->kind == TPP_S_THREAD) {
+	if (d->thread_tid >= 0) {
 		ev->cpu = -1;
-		ev->tid = d->si->tid;
+		ev->tid = d->thread_tid;
 	} else {
 		uint64_t dt;
 		if (get_varint(&d->col_tid, d->col_tid_end, &dt))
 			return bad(d, "tid column ends early");
 		d->last_tid += unzigzag(dt);
 		ev->tid = (int32_t)d->last_tid;
-		ev->cpu = d->si ? d->si->cpu : (int32_t)d->c->stream;
+		ev->cpu = d->cpu;
 	}
 	uint16_t slot = d->tcols->slot_of[type];
 	if (!slot)
 		return bad(d, "event of a type that has no columns");
 	struct tcols *tc = &d->tcols->t[slot - 1];
-	const struct tpp_type *t = tpp_r_type(d->r, (uint16_t)type);
-	ev->t = t;
+	ev->t = tc->t;
 	d->done++;
-	if (!t) {
+	if (!tc->t) {
 		/* a type this reader does not know: its columns are skipped whole */
 		ev->nvals = 0;
 		return 1;
 	}
-	if (t->nfields != tc->n)
-		return bad(d, "field columns disagree with the schema");
 	ev->nvals = tc->n;
 	for (unsigned f = 0; f < tc->n; f++) {
 		struct col *c = &tc->c[f];
 		uint64_t v;
 		if (get_varint(&c->p, c->end, &v))
 			return bad(d, "field column ends early");
-		switch (t->fields[f].type) {
-		case TPP_F_U64:
-		case TPP_F_S64:
+		if (__builtin_expect(tc->ft[f] <= TPP_F_S64, 1)) {
 			c->last += (uint64_t)unzigzag(v);
 			ev->v[f].u = c->last;
-			break;
-		case TPP_F_STR:
+		} else if (tc->ft[f] == TPP_F_STR) {
 			if (v >= d->nstr)
 				return bad(d, "string index out of range");
 			ev->v[f].s.p = (const char *)d->str_ptr[v];
 			ev->v[f].s.len = d->str_len[v];
-			break;
-		default:
+		} else {
 			if (v > (uint64_t)(c->end - c->p))
 				return bad(d, "bytes field runs past its column");
 			ev->v[f].s.p = (const char *)c->p;
 			ev->v[f].s.len = (uint32_t)v;
 			c->p += v;
-			break;
 		}
 	}
 	return 1;

@@ -295,7 +295,20 @@ int tpp_iter_next(struct tpp_iter *it, const struct tpp_event **ev)
 	 * sifted down, which is half the work of a pop and a push. */
 	if (it->top_pending) {
 		size_t k = it->heap[0];
-		int e = cur_fill(it, &it->cur[k]);
+		struct scur *s = &it->cur[k];
+		/* fast path: the top stream's chunk goes on, in order, unfiltered */
+		if (s->active && !s->windowed && !it->ranged) {
+			int e = tpp_dec_next(&s->dec[s->cur], &s->head);
+			if (e == 1) {
+				if (it->nheap > 1)
+					sift_down(it, 0);
+				goto emit;
+			}
+			if (e < 0)
+				return damaged(it, s, s->dec[s->cur].err);
+			s->active = 0;
+		}
+		int e = cur_fill(it, s);
 		if (e < 0)
 			return e; /* stays pending: the next call resumes after the damage */
 		it->top_pending = 0;
@@ -317,6 +330,7 @@ int tpp_iter_next(struct tpp_iter *it, const struct tpp_event **ev)
 	}
 	if (!it->nheap)
 		return 0;
+emit:;
 	const struct tpp_event *out = &it->cur[it->heap[0]].head;
 	it->top_pending = 1;
 	if (out->ts < it->last_out)

@@ -38,6 +38,7 @@ struct tpp_chunk_dec {
 	const uint8_t **str_ptr; /* nstr offsets into strtab, allocated */
 	uint32_t *str_len;
 	uint32_t done;
+	int32_t thread_tid, cpu; /* thread streams: the tid of every event; else -1 */
 	uint64_t last_ts;
 	int64_t last_tid;
 	/* per-type field columns, built lazily in begin() */

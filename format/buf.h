@@ -63,6 +63,20 @@ static inline int get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *o
 		*pp = p + 1;
 		return 0;
 	}
+	if (__builtin_expect(end - p >= 10, 1)) {
+		/* ten bytes are there: no bounds check per byte */
+		uint64_t v = p[0] & 0x7f;
+		for (unsigned i = 1; i < 10; i++) {
+			uint8_t c = p[i];
+			v |= (uint64_t)(c & 0x7f) << (7 * i);
+			if (c < 0x80) {
+				*out = v;
+				*pp = p + i + 1;
+				return 0;
+			}
+		}
+		return -1;
+	}
 	uint64_t v = 0;
 	for (unsigned shift = 0; shift < 70; shift += 7) {
 		if (p >= end)

@@ -82,7 +82,9 @@ struct tpp_w_opts {
 	size_t sz;
 	uint32_t chunk_events;   /* events per chunk, default 65536 */
 	uint32_t chunk_bytes;    /* raw payload bytes per chunk, default 1 MiB */
-	uint64_t max_file_bytes; /* stop with -EFBIG before exceeding; 0 = none */
+	uint64_t max_file_bytes; /* stop with -EFBIG before exceeding; 0 = none.
+				  * Chunks are then kept small (1/16 of the cap)
+				  * since one that does not fit is refused whole. */
 	int lz4_accel;           /* LZ4 acceleration, default 1 */
 	const char *producer;    /* default "tracepp" */
 	const char *producer_version;
@@ -133,9 +135,13 @@ int tpp_w_close(struct tpp_writer *w);
 void tpp_w_abandon(struct tpp_writer *w);
 
 struct tpp_w_stats {
-	uint64_t events, chunks, raw_bytes, file_bytes;
+	uint64_t events;         /* buffered by tpp_w_event (even if its chunk then failed) */
+	uint64_t events_written; /* inside chunks on disk (less after a refused chunk) */
+	uint64_t chunks, raw_bytes, file_bytes;
 };
 void tpp_w_stats(const struct tpp_writer *w, struct tpp_w_stats *st);
+/* tpp_w_close() that also reports the final statistics (st may be NULL). */
+int tpp_w_close_stats(struct tpp_writer *w, struct tpp_w_stats *st);
 const char *tpp_w_error(const struct tpp_writer *w);
 
 /* ------------------------------------------------------------------ reader */

@@ -49,6 +49,10 @@ int tpp_w_open(struct tpp_writer **wp, const char *path, const struct tpp_w_opts
 		w->o.chunk_bytes = 1u << 20;
 	if (w->o.chunk_bytes > TPP_CHUNK_RAW_MAX / 2)
 		w->o.chunk_bytes = TPP_CHUNK_RAW_MAX / 2;
+	if (w->o.max_file_bytes && w->o.chunk_bytes > w->o.max_file_bytes / 16) {
+		uint64_t cb = w->o.max_file_bytes / 16;
+		w->o.chunk_bytes = (uint32_t)(cb < 16384 ? 16384 : cb);
+	}
 	if (w->o.lz4_accel < 1)
 		w->o.lz4_accel = 1;
 	snprintf(w->path, sizeof(w->path), "%s", path);
@@ -238,6 +242,8 @@ static int write_chunk(struct tpp_writer *w, uint8_t kind, uint32_t stream, uint
 	put_le32(h + CHUNK_HDR_SIZE - 4, tpp_crc32c(0, h, CHUNK_HDR_SIZE - 4));
 	if (write_all(w, h, sizeof(h)) || write_all(w, stored, slen))
 		return w->err;
+	if (kind == TPP_C_EVENTS)
+		w->st.events_written += count;
 	if (kind != TPP_C_INDEX) {
 		if (w->nidx == w->idx_cap) {
 			size_t nc = w->idx_cap ? w->idx_cap * 2 : 64;
@@ -750,6 +756,11 @@ static void w_free(struct tpp_writer *w)
 
 int tpp_w_close(struct tpp_writer *w)
 {
+	return tpp_w_close_stats(w, NULL);
+}
+
+int tpp_w_close_stats(struct tpp_writer *w, struct tpp_w_stats *st)
+{
 	if (!w)
 		return -EINVAL;
 	int e = tpp_w_flush(w);
@@ -762,6 +773,8 @@ int tpp_w_close(struct tpp_writer *w)
 	}
 	if (!e)
 		e = write_trailer(w);
+	if (st)
+		*st = w->st;
 	w_free(w);
 	return e;
 }

@@ -4,6 +4,7 @@
 #ifndef TPP_TEST_H
 #define TPP_TEST_H
 #include <stdio.h>
+#include <stdlib.h>
 static int t_pass, t_fail;
 #define CHECK(cond, ...)                                                        \
 	do {                                                                    \
