@@ -21,9 +21,16 @@ rate() { python3 -c "import sys; print('%.2f' % (int(sys.argv[1]) / (int(sys.arg
 ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print('%.1fx' % (a / b) if b else 'n/a')" "$1" "$2"; }
 events() { "$TPP" info "$1" | awk '/^events:/ {print $2}'; }
 
+# The decoder's own rate on a file (sorted merge, no analysis): the ceiling
+# for any command on it, printed so a missed target shows whose time it is.
+floor() { [ -x "$B/bench/tpp-bench" ] || { echo n/a; return; }
+	for i in $(seq "$RUNS"); do "$B/bench/tpp-bench" decode "$1" sorted | awk '{print $2}'; done | median |
+		awk '{printf "%.2f", $1 / 1e6}'; }
+
 # 1. replay
 "$B/tracerec" record -q -o "$W/f.tpp" -- "$B/samples/s-calls-pg" "$N" >/dev/null 2>&1
 ev=$(events "$W/f.tpp")
+echo "b-analysis: decoder alone (tpp-bench decode sorted): $(floor "$W/f.tpp") M ev/s on the replay file"
 t=$(wall "$TPP" replay "$W/f.tpp")
 tp=$(rate "$ev" "$t")
 if command -v uftrace >/dev/null; then
@@ -66,6 +73,7 @@ fi
 echo "$line"
 
 # 3. scheduler latency
+echo "b-analysis: decoder alone (tpp-bench decode sorted): $(floor "$W/s.tpp") M ev/s on the sched file"
 t=$(wall "$TPP" latency --sched --no-hist "$W/s.tpp")
 lp=$(rate "$ev" "$t")
 line="b-analysis: sched latency: tracepp latency --sched $lp M ev/s"

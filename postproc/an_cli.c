@@ -121,6 +121,8 @@ void acli_report_run(const struct acli *c, const struct an_run_stats *st)
 
 void acli_close(struct acli *c)
 {
+	free(c->ty);
+	c->ty = NULL;
 	if (c->names)
 		tpp_names_close(c->names);
 	if (c->r)
@@ -145,4 +147,71 @@ int acli_task_wanted(const struct acli *c, int32_t tid, const char *comm)
 			return 0;
 	}
 	return 1;
+}
+
+int acli_start(struct acli *c, const struct acli_spec *sp, int argc, char **argv)
+{
+	static const struct option common[] = {ACLI_LONGOPTS};
+	const size_t ncommon = sizeof(common) / sizeof(common[0]);
+	size_t nown = 0;
+	while (sp->opts && sp->opts[nown].name)
+		nown++;
+	struct option lo[ncommon + nown + 1];
+	memcpy(lo, common, sizeof(common));
+	if (nown)
+		memcpy(lo + ncommon, sp->opts, nown * sizeof(*lo));
+	memset(&lo[ncommon + nown], 0, sizeof(*lo));
+	char shortopts[64];
+	snprintf(shortopts, sizeof(shortopts), "ht:c:%s", sp->shortopts ? sp->shortopts : "");
+
+	acli_init(c, sp->cmd);
+	int opt, rc;
+	while ((opt = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+		if ((rc = acli_opt(c, opt, optarg)) < 0)
+			return 2;
+		if (rc)
+			continue;
+		if (opt == 'h') {
+			fputs(sp->usage, stdout);
+			return 0;
+		}
+		if (opt == '?' || opt == ':' || !sp->opt) {
+			fputs(sp->usage, stderr);
+			return 2;
+		}
+		if ((rc = sp->opt(c, sp->ctx, opt, optarg)))
+			return rc;
+	}
+	if ((rc = acli_open(c, argc, argv)))
+		return rc;
+	if (!(c->ty = malloc(sizeof(*c->ty)))) {
+		acli_fail(c, -ENOMEM, NULL);
+		acli_close(c);
+		return 1;
+	}
+	an_types_init(c->ty, c->r);
+	return ACLI_GO;
+}
+
+int acli_run(struct acli *c, int (*fn)(void *ctx, const struct tpp_event *ev), void *ctx,
+	     struct an_run_stats *st)
+{
+	int rc = an_run(c->r, &c->f, 1, fn, ctx, st);
+	return rc < 0 ? acli_fail(c, rc, st) : 0;
+}
+
+void acli_need(const struct acli *c, int have, const char *what)
+{
+	if (!have)
+		fprintf(stderr, "tracepp %s: warning: %s has no %s events\n", c->cmd, c->path, what);
+}
+
+void acli_report_pairs(const struct acli *c, const struct an_pair_stats *ps)
+{
+	if (ps->orphans || ps->noret || ps->unwound)
+		fprintf(stderr,
+			"tracepp %s: %llu return(s) without entry, %llu call(s) without return, "
+			"%llu unwound\n",
+			c->cmd, (unsigned long long)ps->orphans, (unsigned long long)ps->noret,
+			(unsigned long long)ps->unwound);
 }

@@ -20,6 +20,8 @@ struct acli {
 	struct tpp_reader *r;
 	struct tpp_names *names;
 	uint64_t t0;       /* first event: replay prints times relative to it */
+	struct an_types *ty; /* the file's event classes, set by acli_start */
+	void *user;        /* free for the command (its analysis state) */
 };
 #define ACLI_OPT_FORMAT 0x1001
 #define ACLI_OPT_RANGE 0x1002
@@ -30,6 +32,33 @@ struct acli {
 	{"comm", required_argument, 0, 'c'},                           \
 	{"help", no_argument, 0, 'h'}
 
+/* What makes a command its own: its usage text, its long options (the
+ * common ones are added; NULL or {0}-terminated), its short option letters
+ * beyond the common "ht:c:", and a handler for its options, which returns 0,
+ * or an exit status after printing one error line (acli_usage_error). */
+struct acli_spec {
+	const char *cmd;
+	const char *usage;
+	const struct option *opts;
+	const char *shortopts;
+	int (*opt)(struct acli *c, void *ctx, int opt, const char *arg);
+	void *ctx;
+};
+#define ACLI_GO (-1)
+/* The common start of every analysis command: parses argv (--help prints
+ * the usage and returns 0), opens FILE and its names, parses the time range
+ * and classifies the file's event types into c->ty. ACLI_GO to go on, else
+ * the exit status to return (everything already closed). */
+int acli_start(struct acli *c, const struct acli_spec *sp, int argc, char **argv);
+/* an_run over c's file, filter and progress line; 0, or prints the failure
+ * ("tracepp CMD: FILE: what failed") and returns exit status 1. */
+int acli_run(struct acli *c, int (*fn)(void *ctx, const struct tpp_event *ev), void *ctx,
+	     struct an_run_stats *st);
+/* "tracepp CMD: warning: FILE has no WHAT events" unless have. */
+void acli_need(const struct acli *c, int have, const char *what);
+/* The pairing's unmatched entries and returns, on stderr, when any. */
+void acli_report_pairs(const struct acli *c, const struct an_pair_stats *ps);
+
 void acli_init(struct acli *c, const char *cmd);
 /* Handles a common option; 1 handled, 0 not common, -1 bad value (printed). */
 int acli_opt(struct acli *c, int opt, const char *arg);
@@ -39,6 +68,7 @@ int acli_opt(struct acli *c, int opt, const char *arg);
 int acli_open(struct acli *c, int argc, char **argv);
 /* Prints warnings about what the analysis could not trust. */
 void acli_report_run(const struct acli *c, const struct an_run_stats *st);
+/* Releases what acli_open / acli_start opened (c->ty included). */
 void acli_close(struct acli *c);
 /* 1 if tid passes --tid/--comm (comm may be NULL: looked up). */
 int acli_task_wanted(const struct acli *c, int32_t tid, const char *comm);

@@ -56,14 +56,8 @@ static struct an_iodev *dev(struct an_io *io, uint32_t d, int op, uint32_t *slot
 			*slot = (uint32_t)i;
 			return &io->d[i];
 		}
-	if (io->n == io->cap) {
-		size_t nc = io->cap ? io->cap * 2 : 8;
-		struct an_iodev *n = realloc(io->d, nc * sizeof(*n));
-		if (!n)
-			return NULL;
-		io->d = n;
-		io->cap = nc;
-	}
+	if (an_grow(&io->d, &io->cap, io->n + 1, sizeof(*io->d), 8))
+		return NULL;
 	struct an_iodev *x = &io->d[io->n];
 	memset(x, 0, sizeof(*x));
 	x->dev = d;
@@ -103,14 +97,8 @@ static struct an_ioreq *req(struct an_io *io, uint64_t k, int create)
 		idx = io->free_rq;
 		io->free_rq = io->rq[idx].next_free;
 	} else {
-		if (io->nrq == io->caprq) {
-			size_t nc = io->caprq ? io->caprq * 2 : 256;
-			struct an_ioreq *n = realloc(io->rq, nc * sizeof(*n));
-			if (!n)
-				return NULL;
-			io->rq = n;
-			io->caprq = nc;
-		}
+		if (an_grow(&io->rq, &io->caprq, io->nrq + 1, sizeof(*io->rq), 256))
+			return NULL;
 		idx = (uint32_t)io->nrq++;
 	}
 	if (hmap_put(&io->req, k, idx))

@@ -22,6 +22,8 @@ void an_net_free(struct an_net *n)
 	free(n->qts);
 	free(n->qdev);
 	hmap_free(&n->queued);
+	free(n->c);
+	hmap_free(&n->by_sk);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -32,14 +34,8 @@ static struct an_netdev *dev(struct an_net *n, const char *name, uint32_t *slot)
 			*slot = (uint32_t)i;
 			return &n->d[i];
 		}
-	if (n->n == n->cap) {
-		size_t nc = n->cap ? n->cap * 2 : 8;
-		struct an_netdev *d = realloc(n->d, nc * sizeof(*d));
-		if (!d)
-			return NULL;
-		n->d = d;
-		n->cap = nc;
-	}
+	if (an_grow(&n->d, &n->cap, n->n + 1, sizeof(*n->d), 8))
+		return NULL;
 	struct an_netdev *d = &n->d[n->n];
 	memset(d, 0, sizeof(*d));
 	snprintf(d->name, sizeof(d->name), "%s", name);
@@ -51,6 +47,8 @@ static struct an_netdev *dev(struct an_net *n, const char *name, uint32_t *slot)
 int an_net_feed(struct an_net *n, const struct an_types *ty, const struct tpp_event *ev)
 {
 	const struct an_tinfo *ti = an_ti(ty, ev);
+	if (ti->kind >= AN_SOCK_STATE && ti->kind <= AN_SOCK_RECV)
+		return an_conn_feed(n, ty, ev);
 	if (ti->kind != AN_NET_XMIT && ti->kind != AN_NET_RECV && ti->kind != AN_NET_QUEUE)
 		return 0;
 	char name[32];
@@ -73,18 +71,12 @@ int an_net_feed(struct an_net *n, const struct an_types *ty, const struct tpp_ev
 			idx = n->free_q;
 			n->free_q = n->qdev[idx];
 		} else {
-			if (n->nq == n->capq) {
-				size_t nc = n->capq ? n->capq * 2 : 256;
-				uint64_t *a = realloc(n->qts, nc * sizeof(*a));
-				if (!a)
-					return -ENOMEM;
-				n->qts = a;
-				uint32_t *b = realloc(n->qdev, nc * sizeof(*b));
-				if (!b)
-					return -ENOMEM;
-				n->qdev = b;
-				n->capq = nc;
-			}
+			/* parallel arrays: one capacity */
+			size_t c1 = n->capq, c2 = n->capq;
+			if (an_grow(&n->qts, &c1, n->nq + 1, sizeof(*n->qts), 256) ||
+			    an_grow(&n->qdev, &c2, n->nq + 1, sizeof(*n->qdev), 256))
+				return -ENOMEM;
+			n->capq = c1;
 			idx = (uint32_t)n->nq++;
 		}
 		n->qts[idx] = ev->ts;

@@ -16,6 +16,9 @@ struct an_pair {
 	struct hmap by_tid;
 	struct an_thread **th;
 	size_t nth, capth;
+	/* Events come in runs of one thread: the last one found saves the
+	 * hash lookup on most events. */
+	struct an_thread *last;
 	struct an_pair_stats st;
 };
 
@@ -46,10 +49,14 @@ void an_pair_close(struct an_pair *p)
 	free(p);
 }
 
-static struct an_thread *lookup(const struct an_pair *p, int32_t tid)
+static struct an_thread *lookup(struct an_pair *p, int32_t tid)
 {
+	if (p->last && p->last->tid == tid)
+		return p->last;
 	uint32_t *i = hmap_get(&p->by_tid, (uint32_t)tid);
-	return i ? p->th[*i] : NULL;
+	if (!i)
+		return NULL;
+	return p->last = p->th[*i];
 }
 
 struct an_thread *an_pair_thread(struct an_pair *p, int32_t tid)
@@ -77,7 +84,7 @@ struct an_thread *an_pair_thread(struct an_pair *p, int32_t tid)
 	th->comm = p->names ? tpp_names_comm(p->names, tid) : NULL;
 	th->cpu = -1;
 	p->th[p->nth++] = th;
-	return th;
+	return p->last = th;
 }
 
 static void close_top(struct an_pair *p, struct an_thread *th, uint64_t ts, uint32_t flags,
@@ -122,9 +129,11 @@ static int push(struct an_pair *p, struct an_thread *th, const struct tpp_event 
 		th->cap = nc;
 	}
 	struct an_frame *f = &th->st[th->depth++];
-	memset(f, 0, sizeof(*f));
+	/* every field set here: a memset of the frame showed in profiles */
 	f->addr = an_u(ev, ti, R_ADDR);
 	f->ts = ev->ts;
+	f->child_ns = f->offcpu_ns = 0;
+	f->node = f->user = 0;
 	f->func = an_func_id(p->syms, th->pid, f->addr);
 	if (f->func == UINT32_MAX)
 		return -ENOMEM;

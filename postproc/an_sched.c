@@ -37,19 +37,21 @@ void an_sched_free(struct an_sched *s)
 
 static struct an_task *task(struct an_sched *s, int32_t tid)
 {
+	/* A few tasks take most switches: a direct-mapped cache in front of
+	 * the map (slot holds index + 1, 0 = empty). */
+	uint32_t *slot = &s->recent[(uint32_t)tid & (AN_SCHED_RECENT - 1)];
+	if (*slot && s->t[*slot - 1].tid == tid)
+		return &s->t[*slot - 1];
 	uint32_t *i = hmap_get(&s->by_tid, (uint32_t)tid);
-	if (i)
+	if (i) {
+		*slot = *i + 1;
 		return &s->t[*i];
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 256;
-		struct an_task *n = realloc(s->t, nc * sizeof(*n));
-		if (!n)
-			return NULL;
-		s->t = n;
-		s->cap = nc;
 	}
+	if (an_grow(&s->t, &s->cap, s->n + 1, sizeof(*s->t), 256))
+		return NULL;
 	if (hmap_put(&s->by_tid, (uint32_t)tid, (uint32_t)s->n))
 		return NULL;
+	*slot = (uint32_t)s->n + 1;
 	struct an_task *t = &s->t[s->n++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
@@ -64,30 +66,16 @@ static int set_curr(struct an_sched *s, int32_t cpu, int32_t tid, uint64_t ts)
 		return 0;
 	if ((size_t)cpu >= s->ncpu) {
 		/* grows every per-CPU array together */
-		size_t nc = (size_t)cpu + 1;
-		int32_t *n = realloc(s->curr, nc * sizeof(*n));
-		if (!n)
+		size_t nc = (size_t)cpu + 1, c[5] = {s->ncpu, s->ncpu, s->ncpu, s->ncpu, s->ncpu};
+		if (an_grow(&s->curr, &c[0], nc, sizeof(*s->curr), nc) ||
+		    an_grow(&s->last_switch, &c[1], nc, sizeof(*s->last_switch), nc) ||
+		    an_grow(&s->ev_tid, &c[2], nc, sizeof(*s->ev_tid), nc) ||
+		    an_grow(&s->ev_ts, &c[3], nc, sizeof(*s->ev_ts), nc) ||
+		    an_grow(&s->other_ts, &c[4], nc, sizeof(*s->other_ts), nc))
 			return -ENOMEM;
-		s->curr = n;
-		uint64_t *l = realloc(s->last_switch, nc * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		s->last_switch = l;
-		int32_t *et = realloc(s->ev_tid, nc * sizeof(*et));
-		if (!et)
-			return -ENOMEM;
-		s->ev_tid = et;
-		uint64_t *es = realloc(s->ev_ts, nc * sizeof(*es));
-		if (!es)
-			return -ENOMEM;
-		s->ev_ts = es;
-		uint64_t *os = realloc(s->other_ts, nc * sizeof(*os));
-		if (!os)
-			return -ENOMEM;
-		s->other_ts = os;
 		for (size_t i = s->ncpu; i < nc; i++) {
-			n[i] = et[i] = -1;
-			l[i] = es[i] = os[i] = 0;
+			s->curr[i] = s->ev_tid[i] = -1;
+			s->last_switch[i] = s->ev_ts[i] = s->other_ts[i] = 0;
 		}
 		s->ncpu = nc;
 	}
@@ -96,12 +84,22 @@ static int set_curr(struct an_sched *s, int32_t cpu, int32_t tid, uint64_t ts)
 	return 0;
 }
 
-static void comm(struct an_task *t, const struct tpp_event *ev, const struct an_tinfo *ti, int role)
+/* Kernel comm fields are char[16], NUL-padded: copied without measuring
+ * (strnlen per switch was the top of the latency profile). */
+static void comm(const struct an_sched *s, struct an_task *t, const struct tpp_event *ev,
+		 const struct an_tinfo *ti, int role)
 {
-	char buf[sizeof(t->comm)];
-	an_s(ev, ti, role, buf, sizeof(buf));
-	if (buf[0])
-		memcpy(t->comm, buf, sizeof(buf));
+	int i = ti->f[role];
+	if (s->no_comm || i < 0)
+		return;
+	const char *p = ev->v[i].s.p;
+	size_t n = ev->v[i].s.len;
+	if (!p || !n || !p[0])
+		return;
+	if (n > sizeof(t->comm) - 1)
+		n = sizeof(t->comm) - 1;
+	memcpy(t->comm, p, n);
+	t->comm[n] = 0;
 }
 
 static void runnable(struct an_task *t, uint64_t ts, int woken)
@@ -135,7 +133,7 @@ int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tp
 		uint64_t state = an_u(ev, ti, R_PREV_STATE);
 		if (!(t = task(s, prev)))
 			return -ENOMEM;
-		comm(t, ev, ti, R_PREV_COMM);
+		comm(s, t, ev, ti, R_PREV_COMM);
 		if (!t->running && prev && ev->cpu >= 0 && (size_t)ev->cpu < s->ncpu &&
 		    s->last_switch[ev->cpu] && s->curr[ev->cpu] != prev) {
 			/* Its switch-in is missing: it ran since it became
@@ -153,6 +151,7 @@ int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tp
 			}
 			t->off_since = 0;
 			s->inferred++;
+			t->inferred_in++;
 		}
 		if (t->running && t->on_since && ev->ts >= t->on_since)
 			t->oncpu_ns += ev->ts - t->on_since;
@@ -168,7 +167,7 @@ int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tp
 		}
 		if (!(t = task(s, next)))
 			return -ENOMEM;
-		comm(t, ev, ti, R_NEXT_COMM);
+		comm(s, t, ev, ti, R_NEXT_COMM);
 		if (t->runnable_since && ev->ts >= t->runnable_since) {
 			uint64_t w = ev->ts - t->runnable_since;
 			t->runq_wait_ns += w;
@@ -200,7 +199,7 @@ int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tp
 	case AN_WAKEUP_NEW:
 		if (!(t = task(s, (int32_t)an_u(ev, ti, R_PID))))
 			return -ENOMEM;
-		comm(t, ev, ti, R_COMM);
+		comm(s, t, ev, ti, R_COMM);
 		t->wakeups++;
 		runnable(t, ev->ts, 1);
 		return 0;
@@ -212,7 +211,7 @@ int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tp
 	case AN_FORK:
 		if (!(t = task(s, (int32_t)an_u(ev, ti, R_PID))))
 			return -ENOMEM;
-		comm(t, ev, ti, R_COMM);
+		comm(s, t, ev, ti, R_COMM);
 		return 0;
 	default:
 		return 0;

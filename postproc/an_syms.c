@@ -16,6 +16,13 @@ struct an_syms {
 	char **names;
 	size_t *lens;
 	size_t nnames, cap;
+	/* Recently resolved (pid, addr): a hot loop calls a handful of
+	 * functions, and two hash lookups per call showed in profiles. */
+	struct {
+		uint64_t addr;
+		int32_t pid;
+		uint32_t id;
+	} recent[256];
 };
 
 int an_syms_open(struct an_syms **s, const struct tpp_names *n)
@@ -24,6 +31,8 @@ int an_syms_open(struct an_syms **s, const struct tpp_names *n)
 	if (!*s)
 		return -ENOMEM;
 	(*s)->n = n;
+	for (size_t i = 0; i < 256; i++)
+		(*s)->recent[i].id = UINT32_MAX;
 	return 0;
 }
 
@@ -81,7 +90,23 @@ static uint32_t intern(struct an_syms *s, const char *name)
 	return (uint32_t)s->nnames++;
 }
 
+static uint32_t func_id(struct an_syms *s, int32_t pid, uint64_t addr);
+
 uint32_t an_func_id(struct an_syms *s, int32_t pid, uint64_t addr)
+{
+	size_t h = (size_t)((addr ^ (addr >> 8) ^ (uint64_t)pid) & 255);
+	if (s->recent[h].id != UINT32_MAX && s->recent[h].addr == addr && s->recent[h].pid == pid)
+		return s->recent[h].id;
+	uint32_t id = func_id(s, pid, addr);
+	if (id != UINT32_MAX) {
+		s->recent[h].addr = addr;
+		s->recent[h].pid = pid;
+		s->recent[h].id = id;
+	}
+	return id;
+}
+
+static uint32_t func_id(struct an_syms *s, int32_t pid, uint64_t addr)
 {
 	uint32_t *pi = hmap_get(&s->by_pid, (uint32_t)pid);
 	uint32_t pidx;

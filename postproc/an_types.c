@@ -20,6 +20,9 @@ static const struct {
 	{"net_dev_queue", AN_NET_QUEUE},
 	{"net_dev_xmit", AN_NET_XMIT},
 	{"netif_receive_skb", AN_NET_RECV},
+	{"inet_sock_set_state", AN_SOCK_STATE},
+	{"sock_send_length", AN_SOCK_SEND},
+	{"sock_recv_length", AN_SOCK_RECV},
 	{"func_entry", AN_FENTRY},
 	{"func_exit", AN_FEXIT},
 	{"func_unwind", AN_FUNWIND},
@@ -47,6 +50,17 @@ static const char *const roles[AN_NROLES][4] = {
 	[R_ADDR] = {"addr", "__probe_ip", "skbaddr"},
 	[R_RET] = {"ret", "retval", "arg_ret"},
 	[R_DEPTH] = {"depth"},
+	[R_SK] = {"skaddr", "sk"},
+	[R_OLDSTATE] = {"oldstate"},
+	[R_NEWSTATE] = {"newstate"},
+	[R_FAMILY] = {"family"},
+	[R_SPORT] = {"sport"},
+	[R_DPORT] = {"dport"},
+	[R_SADDR] = {"saddr"},
+	[R_DADDR] = {"daddr"},
+	[R_SADDR6] = {"saddr_v6"},
+	[R_DADDR6] = {"daddr_v6"},
+	[R_FLAGS] = {"flags"},
 };
 
 static int findf(const struct tpp_type *t, const char *name)

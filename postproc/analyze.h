@@ -26,6 +26,7 @@ enum an_kind {
 	AN_SWITCH, AN_WAKEUP, AN_WAKEUP_NEW, AN_MIGRATE, AN_FORK, AN_EXEC, AN_EXIT,
 	AN_BLK_INSERT, AN_BLK_ISSUE, AN_BLK_COMPLETE,
 	AN_NET_QUEUE, AN_NET_XMIT, AN_NET_RECV,
+	AN_SOCK_STATE, AN_SOCK_SEND, AN_SOCK_RECV, /* sock:* tracepoints */
 	AN_FENTRY, AN_FEXIT, AN_FUNWIND, /* the preloaded runtime's events */
 	AN_UENTRY, AN_URET,              /* uprobes / uretprobes */
 	AN_NKINDS
@@ -37,6 +38,8 @@ enum an_role {
 	R_DEV, R_SECTOR, R_NSECT, R_BYTES, R_RWBS, R_ERROR,
 	R_LEN, R_NAME, R_RC,
 	R_ADDR, R_RET, R_DEPTH, R_ARG0,
+	R_SK, R_OLDSTATE, R_NEWSTATE, R_FAMILY, R_SPORT, R_DPORT, R_SADDR, R_DADDR, R_SADDR6,
+	R_DADDR6, R_FLAGS,
 	AN_NROLES
 };
 #define AN_MAX_ARGS 6
@@ -214,6 +217,7 @@ struct an_task {
 	uint64_t oncpu_ns, runq_wait_ns, offcpu_ns;
 	uint64_t switches, voluntary, involuntary, migrations, wakeups;
 	uint64_t wakeup_lat_n, wakeup_lat_sum, wakeup_lat_max;
+	uint64_t inferred_in; /* switch-ins missing from the file, inferred */
 	/* state */
 	uint64_t on_since, runnable_since, off_since;
 	int32_t cpu;
@@ -231,10 +235,15 @@ struct an_sched {
 	int32_t *ev_tid;
 	uint64_t *ev_ts, *other_ts;
 	size_t ncpu;
-	/* switch-outs of tasks whose switch-in is missing from the file (a
-	 * recording filtered by pid loses some): their on-CPU interval is
-	 * taken to start at max(last switch on that CPU, runnable since). */
+	/* switch-outs of tasks whose switch-in is missing from the file (the
+	 * kernel does not always store a switch from idle, and a recording
+	 * filtered by pid loses some): their on-CPU interval is taken to start
+	 * at max(last switch on that CPU, the CPU's latest event of another
+	 * task, runnable since). */
 	uint64_t inferred;
+	int no_comm;    /* set after init when task names are not wanted */
+#define AN_SCHED_RECENT 64
+	uint32_t recent[AN_SCHED_RECENT]; /* tid -> index + 1, a cache */
 	/* all tasks but the idle ones (tid 0) */
 	struct an_lat wakeup, runq, offcpu;
 	uint64_t first_ts, last_ts;
@@ -279,6 +288,18 @@ struct an_netdev {
 	uint64_t tx_packets, tx_bytes, tx_errors, rx_packets, rx_bytes;
 	struct an_lat qlat; /* net_dev_queue -> net_dev_xmit, when both recorded */
 };
+/* A TCP connection seen through sock:inet_sock_set_state (addresses, ports,
+ * life time) and sock:sock_send_length / sock_recv_length (bytes the
+ * process sent and received through it), keyed by the socket's address
+ * while it lives. */
+struct an_conn {
+	char saddr[46], daddr[46]; /* "" until a state change names them */
+	uint16_t sport, dport;
+	uint64_t start_ts; /* first event of the socket (0: before the trace) */
+	uint64_t estab_ts, close_ts; /* 0: not seen */
+	uint64_t tx_bytes, rx_bytes, sends, recvs, errors;
+	uint8_t state;     /* last TCP state (TCP_ESTABLISHED = 1, ...) */
+};
 struct an_net {
 	struct an_netdev *d;
 	size_t n, cap;
@@ -287,10 +308,23 @@ struct an_net {
 	uint32_t *qdev;
 	size_t nq, capq;
 	uint32_t free_q;
+	struct an_conn *c; /* every connection, in order of first sight */
+	size_t nc, capc;
+	struct hmap by_sk; /* live socket address -> index in c */
 };
+/* Feeds the sock:* events to n's connection table (an_net_feed calls it). */
+int an_conn_feed(struct an_net *n, const struct an_types *ty, const struct tpp_event *ev);
+/* "tcp state name" of an_conn.state, e.g. "ESTABLISHED", "CLOSE". */
+const char *an_tcp_state(unsigned state);
 int an_net_init(struct an_net *n);
 int an_net_feed(struct an_net *n, const struct an_types *ty, const struct tpp_event *ev);
 void an_net_free(struct an_net *n);
+
+/* ------------------------------------------------------------- arrays */
+/* Makes room for need elements of elem bytes in the array whose pointer is
+ * at arr (a T **) and whose capacity is *cap, doubling from first. 0, or
+ * -ENOMEM with the array and *cap unchanged. New elements are not cleared. */
+int an_grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first);
 
 /* ---------------------------------------------------------- the loop */
 /* Calls fn for every event of r in time order within f's time range (f may

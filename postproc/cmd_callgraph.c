@@ -287,63 +287,60 @@ static int print_related(const struct acli *c, struct an_cg *cg, uint32_t fid, i
 	return t && tbl_close(t) == 0 ? 0 : -EIO;
 }
 
+struct cg_opts {
+	enum mode mode;
+	const char *fname;
+};
+
+static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
+{
+	struct cg_opts *o = ctx;
+	switch (opt) {
+	case 'T':
+		o->mode = M_TREE;
+		break;
+	case 'U':
+		o->mode = M_CALLERS;
+		o->fname = arg;
+		break;
+	case 'D':
+		o->mode = M_CALLEES;
+		o->fname = arg;
+		break;
+	case 'F':
+		o->mode = M_FOLDED;
+		break;
+	default: /* --sort */
+		if (!strcmp(arg, "total"))
+			sort_by = 0;
+		else if (!strcmp(arg, "self"))
+			sort_by = 1;
+		else if (!strcmp(arg, "calls"))
+			sort_by = 2;
+		else if (!strcmp(arg, "name"))
+			sort_by = 3;
+		else
+			return acli_usage_error(c, "--sort: unknown key '%s' (total, self, calls, name)",
+						arg);
+	}
+	return 0;
+}
+
 int cmd_callgraph(int argc, char **argv)
 {
-	static const struct option lo[] = {ACLI_LONGOPTS,
-					   {"tree", no_argument, 0, 'T'},
+	static const struct option lo[] = {{"tree", no_argument, 0, 'T'},
 					   {"callers", required_argument, 0, 'U'},
 					   {"callees", required_argument, 0, 'D'},
 					   {"folded", no_argument, 0, 'F'},
 					   {"sort", required_argument, 0, 's'},
 					   {0, 0, 0, 0}};
+	struct cg_opts o = {M_FUNCS, NULL};
+	const struct acli_spec spec = {.cmd = "callgraph", .usage = usage_text, .opts = lo,
+				       .opt = own_opt, .ctx = &o};
 	struct acli c;
-	acli_init(&c, "callgraph");
-	int opt, rc;
-	enum mode mode = M_FUNCS;
-	const char *fname = NULL;
 	sort_by = 0;
-	while ((opt = getopt_long(argc, argv, "ht:c:", lo, NULL)) != -1) {
-		if ((rc = acli_opt(&c, opt, optarg)) < 0)
-			return 2;
-		if (rc)
-			continue;
-		switch (opt) {
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		case 'T':
-			mode = M_TREE;
-			break;
-		case 'U':
-			mode = M_CALLERS;
-			fname = optarg;
-			break;
-		case 'D':
-			mode = M_CALLEES;
-			fname = optarg;
-			break;
-		case 'F':
-			mode = M_FOLDED;
-			break;
-		case 's':
-			if (!strcmp(optarg, "total"))
-				sort_by = 0;
-			else if (!strcmp(optarg, "self"))
-				sort_by = 1;
-			else if (!strcmp(optarg, "calls"))
-				sort_by = 2;
-			else if (!strcmp(optarg, "name"))
-				sort_by = 3;
-			else
-				return acli_usage_error(&c, "--sort: unknown key '%s' (total, self, calls, name)",
-							optarg);
-			break;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
-	if ((rc = acli_open(&c, argc, argv)))
+	int rc = acli_start(&c, &spec, argc, argv);
+	if (rc != ACLI_GO)
 		return rc;
 	struct an_syms *syms = NULL;
 	struct an_cg cg;
@@ -357,10 +354,8 @@ int cmd_callgraph(int argc, char **argv)
 		rc = acli_fail(&c, rc, &cg.run);
 		goto out;
 	}
-	if (!cg.ps.entries && !cg.ps.returns)
-		fprintf(stderr, "tracepp callgraph: warning: %s has no function entry/exit events\n",
-			c.path);
-	switch (mode) {
+	acli_need(&c, cg.ps.entries || cg.ps.returns, "function entry/exit");
+	switch (o.mode) {
 	case M_FUNCS:
 		rc = print_funcs(&c, &cg, cg.fs, cg.nfs < an_nfuncs(syms) ? cg.nfs : an_nfuncs(syms));
 		break;
@@ -373,24 +368,19 @@ int cmd_callgraph(int argc, char **argv)
 	case M_CALLERS:
 	case M_CALLEES: {
 		size_t i = 0, n = an_nfuncs(syms);
-		while (i < n && strcmp(an_func_name(syms, (uint32_t)i), fname))
+		while (i < n && strcmp(an_func_name(syms, (uint32_t)i), o.fname))
 			i++;
 		if (i == n) {
-			fprintf(stderr, "tracepp callgraph: no function named '%s' in %s\n", fname, c.path);
+			fprintf(stderr, "tracepp callgraph: no function named '%s' in %s\n", o.fname, c.path);
 			rc = 1;
 			goto out;
 		}
-		rc = print_related(&c, &cg, (uint32_t)i, mode == M_CALLEES);
+		rc = print_related(&c, &cg, (uint32_t)i, o.mode == M_CALLEES);
 		break;
 	}
 	}
 	rc = rc ? acli_fail(&c, rc, NULL) : 0;
-	if (cg.ps.orphans || cg.ps.noret || cg.ps.unwound)
-		fprintf(stderr,
-			"tracepp callgraph: %llu return(s) without entry, %llu call(s) without return, "
-			"%llu unwound\n",
-			(unsigned long long)cg.ps.orphans, (unsigned long long)cg.ps.noret,
-			(unsigned long long)cg.ps.unwound);
+	acli_report_pairs(&c, &cg.ps);
 	acli_report_run(&c, &cg.run);
 out:
 	an_cg_free(&cg);

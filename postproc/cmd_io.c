@@ -16,7 +16,7 @@ static const char usage_text[] =
 
 struct io_run {
 	struct an_io io;
-	struct an_types *ty;
+	const struct an_types *ty;
 	uint64_t interval, t0, cur;
 	/* time line: each device slot's totals at the last interval boundary */
 	uint64_t *cnt, *bytes;
@@ -98,55 +98,38 @@ static const struct tbl_col cols[] = {
 	{"errors", NULL, TBL_INT},
 };
 
+static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
+{
+	struct io_run *r = ctx;
+	(void)opt; /* --interval only */
+	if (parse_duration(arg, "s", &r->interval) || !r->interval)
+		return acli_usage_error(c, "--interval: bad duration '%s'", arg);
+	return 0;
+}
+
 int cmd_io(int argc, char **argv)
 {
-	static const struct option lo[] = {ACLI_LONGOPTS, {"interval", required_argument, 0, 'i'},
-					   {0, 0, 0, 0}};
-	struct acli c;
-	acli_init(&c, "io");
+	static const struct option lo[] = {{"interval", required_argument, 0, 'i'}, {0, 0, 0, 0}};
 	struct io_run r;
 	memset(&r, 0, sizeof(r));
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, "ht:c:", lo, NULL)) != -1) {
-		if ((rc = acli_opt(&c, opt, optarg)) < 0)
-			return 2;
-		if (rc)
-			continue;
-		switch (opt) {
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		case 'i':
-			if (parse_duration(optarg, "s", &r.interval) || !r.interval)
-				return acli_usage_error(&c, "--interval: bad duration '%s'", optarg);
-			break;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
-	if ((rc = acli_open(&c, argc, argv)))
+	const struct acli_spec spec = {.cmd = "io", .usage = usage_text, .opts = lo,
+				       .opt = own_opt, .ctx = &r};
+	struct acli c;
+	int rc = acli_start(&c, &spec, argc, argv);
+	if (rc != ACLI_GO)
 		return rc;
 	an_io_init(&r.io);
-	r.ty = malloc(sizeof(*r.ty));
-	if (!r.ty) {
-		acli_close(&c);
-		return 1;
-	}
-	an_types_init(r.ty, c.r);
-	if (!r.ty->has[AN_BLK_COMPLETE])
-		fprintf(stderr, "tracepp %s: warning: %s has no block_rq_complete events\n", c.cmd, c.path);
+	r.ty = c.ty;
+	acli_need(&c, r.ty->has[AN_BLK_COMPLETE], "block_rq_complete");
 	r.t0 = c.f.from_ts ? c.f.from_ts : c.t0;
 	struct an_run_stats st;
 	if (r.interval && !(r.tl = tbl_open(stdout, c.fmt, tl_cols, sizeof(tl_cols) / sizeof(tl_cols[0])))) {
 		rc = 1;
 		goto out;
 	}
-	rc = an_run(c.r, &c.f, 1, feed, &r, &st);
-	if (rc < 0) {
+	if ((rc = acli_run(&c, feed, &r, &st))) {
 		if (r.tl)
 			tbl_close(r.tl);
-		rc = acli_fail(&c, rc, &st);
 		goto out;
 	}
 	if (r.tl) {
@@ -188,7 +171,6 @@ int cmd_io(int argc, char **argv)
 	acli_report_run(&c, &st);
 out:
 	an_io_free(&r.io);
-	free(r.ty);
 	free(r.cnt);
 	free(r.bytes);
 	acli_close(&c);

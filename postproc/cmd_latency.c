@@ -26,7 +26,7 @@ static const char usage_text[] =
 #define MAX_GLOBS 16
 struct lat_run {
 	struct acli *c;
-	struct an_types *ty;
+	const struct an_types *ty;
 	const char *globs[MAX_GLOBS];
 	int nglobs;
 	int want_func, want_sched, want_io, want_net;
@@ -40,6 +40,7 @@ struct lat_run {
 	struct an_io io;
 	struct an_net net;
 	int err;
+	int nohist, any; /* --no-hist; some kind was asked for */
 };
 
 static int grow(struct lat_run *r, uint32_t id)
@@ -179,64 +180,52 @@ static void quantize(FILE *f, const struct row *w)
 	}
 }
 
+static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
+{
+	struct lat_run *r = ctx;
+	switch (opt) {
+	case 'f':
+		if (r->nglobs == MAX_GLOBS)
+			return acli_usage_error(c, "--func: at most %d patterns", MAX_GLOBS);
+		r->globs[r->nglobs++] = arg;
+		r->want_func = r->any = 1;
+		break;
+	case 'S':
+		r->want_sched = r->any = 1;
+		break;
+	case 'I':
+		r->want_io = r->any = 1;
+		break;
+	case 'N':
+		r->want_net = r->any = 1;
+		break;
+	default: /* --no-hist */
+		r->nohist = 1;
+	}
+	return 0;
+}
+
 int cmd_latency(int argc, char **argv)
 {
-	static const struct option lo[] = {ACLI_LONGOPTS,
-					   {"func", required_argument, 0, 'f'},
+	static const struct option lo[] = {{"func", required_argument, 0, 'f'},
 					   {"sched", no_argument, 0, 'S'},
 					   {"io", no_argument, 0, 'I'},
 					   {"net", no_argument, 0, 'N'},
 					   {"no-hist", no_argument, 0, 'H'},
 					   {0, 0, 0, 0}};
-	struct acli c;
-	acli_init(&c, "latency");
 	struct lat_run r;
 	memset(&r, 0, sizeof(r));
-	r.c = &c;
-	int opt, rc, nohist = 0, any = 0;
-	while ((opt = getopt_long(argc, argv, "ht:c:f:", lo, NULL)) != -1) {
-		if ((rc = acli_opt(&c, opt, optarg)) < 0)
-			return 2;
-		if (rc)
-			continue;
-		switch (opt) {
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		case 'f':
-			if (r.nglobs == MAX_GLOBS)
-				return acli_usage_error(&c, "--func: at most %d patterns", MAX_GLOBS);
-			r.globs[r.nglobs++] = optarg;
-			r.want_func = any = 1;
-			break;
-		case 'S':
-			r.want_sched = any = 1;
-			break;
-		case 'I':
-			r.want_io = any = 1;
-			break;
-		case 'N':
-			r.want_net = any = 1;
-			break;
-		case 'H':
-			nohist = 1;
-			break;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
-	if ((rc = acli_open(&c, argc, argv)))
+	const struct acli_spec spec = {.cmd = "latency", .usage = usage_text, .opts = lo,
+				       .shortopts = "f:", .opt = own_opt, .ctx = &r};
+	struct acli c;
+	int rc = acli_start(&c, &spec, argc, argv);
+	if (rc != ACLI_GO)
 		return rc;
-	r.ty = malloc(sizeof(*r.ty));
+	r.c = &c;
+	r.ty = c.ty;
 	struct row *rows = NULL;
 	size_t nrows = 0;
-	if (!r.ty) {
-		rc = acli_fail(&c, -ENOMEM, NULL);
-		goto out;
-	}
-	an_types_init(r.ty, c.r);
-	if (!any) {
+	if (!r.any) {
 		r.want_func = r.ty->has[AN_FENTRY] || r.ty->has[AN_UENTRY];
 		r.want_sched = r.ty->has[AN_SWITCH] > 0;
 		r.want_io = r.ty->has[AN_BLK_COMPLETE] > 0;
@@ -244,9 +233,10 @@ int cmd_latency(int argc, char **argv)
 		if (r.want_func)
 			r.globs[r.nglobs++] = "*";
 	}
-	if (r.want_func && !r.ty->has[AN_FENTRY] && !r.ty->has[AN_UENTRY])
-		fprintf(stderr, "tracepp latency: warning: %s has no function entry events\n", c.path);
+	if (r.want_func)
+		acli_need(&c, r.ty->has[AN_FENTRY] || r.ty->has[AN_UENTRY], "function entry");
 	an_sched_init(&r.sched);
+	r.sched.no_comm = 1; /* distributions only */
 	an_io_init(&r.io);
 	an_net_init(&r.net);
 	if ((rc = an_syms_open(&r.syms, c.names)) ||
@@ -255,11 +245,8 @@ int cmd_latency(int argc, char **argv)
 		goto out;
 	}
 	struct an_run_stats st;
-	rc = an_run(c.r, &c.f, 1, feed, &r, &st);
-	if (rc < 0) {
-		rc = acli_fail(&c, rc, &st);
+	if ((rc = acli_run(&c, feed, &r, &st)))
 		goto out;
-	}
 	an_pair_finish(r.pair);
 	size_t cap = r.nf + 16 + 4 * r.io.n + r.net.n;
 	rows = calloc(cap, sizeof(*rows));
@@ -338,7 +325,7 @@ int cmd_latency(int argc, char **argv)
 		free(hist);
 	}
 	rc = t && tbl_close(t) == 0 ? 0 : 1;
-	if (c.fmt == TBL_TEXT && !nohist)
+	if (c.fmt == TBL_TEXT && !r.nohist)
 		for (size_t i = 0; i < nrows; i++)
 			quantize(stdout, &rows[i]);
 	if (r.noret)
@@ -359,7 +346,6 @@ out:
 	an_sched_free(&r.sched);
 	an_io_free(&r.io);
 	an_net_free(&r.net);
-	free(r.ty);
 	acli_close(&c);
 	return rc;
 }

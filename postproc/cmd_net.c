@@ -10,18 +10,17 @@ static const char usage_text[] =
 	"Per network device: packets and bytes sent (net_dev_xmit, rc 0) and\n"
 	"received (netif_receive_skb); queue latency when net_dev_queue was recorded.\n"
 	"Received bytes exclude the link-layer header the driver pulled.\n"
+	"  --conns                  per TCP connection instead: addresses, ports, state,\n"
+	"                           bytes sent and received by the process, life time\n"
+	"                           (needs -e sock:inet_sock_set_state,sock:sock_send_length,\n"
+	"                           sock:sock_recv_length when recording)\n"
 	"  --format=text|json|csv   output format (default text)\n"
 	"  --time-range=FROM,TO     only this window\n";
 
-struct net_run {
-	struct an_net n;
-	struct an_types *ty;
-};
-
 static int feed(void *ctx, const struct tpp_event *ev)
 {
-	struct net_run *r = ctx;
-	return an_net_feed(&r->n, r->ty, ev);
+	struct acli *c = ctx;
+	return an_net_feed(c->user, c->ty, ev);
 }
 
 static const struct tbl_col cols[] = {
@@ -37,47 +36,84 @@ static const struct tbl_col cols[] = {
 	{"queue_p99_ns", "queue-p99", TBL_NS},
 };
 
+static const struct tbl_col conn_cols[] = {
+	{"saddr", NULL, TBL_STR},
+	{"sport", NULL, TBL_INT},
+	{"daddr", NULL, TBL_STR},
+	{"dport", NULL, TBL_INT},
+	{"state", NULL, TBL_STR},
+	{"tx_bytes", "tx-bytes", TBL_BYTES},
+	{"rx_bytes", "rx-bytes", TBL_BYTES},
+	{"sends", NULL, TBL_INT},
+	{"recvs", NULL, TBL_INT},
+	{"errors", NULL, TBL_INT},
+	{"start_ns", "start", TBL_NS}, /* from the first event; -1: before the trace */
+	{"dur_ns", "duration", TBL_NS}, /* until TCP_CLOSE; -1: not both seen */
+};
+
+static int print_conns(const struct acli *c, const struct an_net *n)
+{
+	struct table *t = tbl_open(stdout, c->fmt, conn_cols, sizeof(conn_cols) / sizeof(conn_cols[0]));
+	for (size_t i = 0; t && i < n->nc; i++) {
+		const struct an_conn *k = &n->c[i];
+		struct tbl_cell v[] = {
+			{.s = k->saddr[0] ? k->saddr : NULL},
+			{.i = k->sport},
+			{.s = k->daddr[0] ? k->daddr : NULL},
+			{.i = k->dport},
+			{.s = an_tcp_state(k->state)},
+			{.i = (int64_t)k->tx_bytes},
+			{.i = (int64_t)k->rx_bytes},
+			{.i = (int64_t)k->sends},
+			{.i = (int64_t)k->recvs},
+			{.i = (int64_t)k->errors},
+			{.i = k->start_ts && k->start_ts >= c->t0 ? (int64_t)(k->start_ts - c->t0) : -1},
+			{.i = k->start_ts && k->close_ts ? (int64_t)(k->close_ts - k->start_ts) : -1},
+		};
+		tbl_row(t, v);
+	}
+	return t && tbl_close(t) == 0 ? 0 : 1;
+}
+
+static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
+{
+	(void)c, (void)opt, (void)arg; /* --conns only */
+	*(int *)ctx = 1;
+	return 0;
+}
+
 int cmd_net(int argc, char **argv)
 {
-	static const struct option lo[] = {ACLI_LONGOPTS, {0, 0, 0, 0}};
+	static const struct option lo[] = {{"conns", no_argument, 0, 'C'}, {0, 0, 0, 0}};
+	int conns = 0;
+	const struct acli_spec spec = {.cmd = "net", .usage = usage_text, .opts = lo,
+				       .opt = own_opt, .ctx = &conns};
 	struct acli c;
-	acli_init(&c, "net");
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, "ht:c:", lo, NULL)) != -1) {
-		if ((rc = acli_opt(&c, opt, optarg)) < 0)
-			return 2;
-		if (rc)
-			continue;
-		if (opt == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		}
-		fputs(usage_text, stderr);
-		return 2;
-	}
-	if ((rc = acli_open(&c, argc, argv)))
+	int rc = acli_start(&c, &spec, argc, argv);
+	if (rc != ACLI_GO)
 		return rc;
-	struct net_run r;
-	an_net_init(&r.n);
-	r.ty = malloc(sizeof(*r.ty));
-	if (!r.ty) {
-		acli_close(&c);
-		return 1;
-	}
-	an_types_init(r.ty, c.r);
-	if (!r.ty->has[AN_NET_XMIT] && !r.ty->has[AN_NET_RECV])
-		fprintf(stderr, "tracepp net: warning: %s has no net_dev_xmit or netif_receive_skb events\n",
-			c.path);
+	struct an_net n;
+	an_net_init(&n);
+	c.user = &n;
+	if (conns)
+		acli_need(&c, c.ty->has[AN_SOCK_STATE] || c.ty->has[AN_SOCK_SEND],
+			  "sock:inet_sock_set_state or sock:sock_send_length");
+	else
+		acli_need(&c, c.ty->has[AN_NET_XMIT] || c.ty->has[AN_NET_RECV],
+			  "net_dev_xmit or netif_receive_skb");
 	struct an_run_stats st;
-	rc = an_run(c.r, &c.f, 1, feed, &r, &st);
-	if (rc < 0) {
-		rc = acli_fail(&c, rc, &st);
+	if ((rc = acli_run(&c, feed, &c, &st)))
+		goto out;
+	if (conns) {
+		/* the connection table alone, so that JSON and CSV stay one table */
+		rc = print_conns(&c, &n);
+		acli_report_run(&c, &st);
 		goto out;
 	}
 	double span = st.last_ts > st.first_ts ? (st.last_ts - st.first_ts) / 1e9 : 0;
 	struct table *t = tbl_open(stdout, c.fmt, cols, sizeof(cols) / sizeof(cols[0]));
-	for (size_t i = 0; t && i < r.n.n; i++) {
-		struct an_netdev *d = &r.n.d[i];
+	for (size_t i = 0; t && i < n.n; i++) {
+		struct an_netdev *d = &n.d[i];
 		struct tbl_cell v[] = {
 			{.s = d->name},
 			{.i = (int64_t)d->tx_packets},
@@ -95,8 +131,7 @@ int cmd_net(int argc, char **argv)
 	rc = t && tbl_close(t) == 0 ? 0 : 1;
 	acli_report_run(&c, &st);
 out:
-	an_net_free(&r.n);
-	free(r.ty);
+	an_net_free(&n);
 	acli_close(&c);
 	return rc;
 }

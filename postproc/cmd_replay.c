@@ -50,7 +50,7 @@ struct line {
 struct rp {
 	struct acli *c;
 	struct ofast *o;
-	struct an_types *ty;
+	const struct an_types *ty;
 	struct an_syms *syms;
 	struct an_pair *pair;
 	const char *func;   /* --func */
@@ -65,39 +65,58 @@ struct rp {
 
 /* ---- text */
 
-static void dur_field(struct ofast *o, uint64_t ns, int has)
+/* Three decimal digits per lookup, [3] = how many are significant: the
+ * timestamp and duration columns are most of the text written, and chains
+ * of divisions by 10 showed in profiles. Filled by d3_init(). */
+static char d3[1000][4];
+
+static void d3_init(void)
 {
-	char b[24];
-	int n = 0;
-	if (has) {
-		static const char *const unit[] = {" ns", " us", " ms", "  s"};
-		int u = 0;
-		uint64_t whole = ns, frac = 0;
-		while (u < 3 && whole >= 1000) {
-			frac = whole % 1000;
-			whole /= 1000;
-			u++;
-		}
-		char t[24];
-		int k = 0;
-		do {
-			t[k++] = (char)('0' + whole % 10);
-			whole /= 10;
-		} while (whole && k < 20);
-		while (k)
-			b[n++] = t[--k];
-		if (u) {
-			b[n++] = '.';
-			b[n++] = (char)('0' + frac / 100);
-			b[n++] = (char)('0' + frac / 10 % 10);
-			b[n++] = (char)('0' + frac % 10);
-		}
-		memcpy(b + n, unit[u], 3);
-		n += 3;
+	for (int i = 0; i < 1000; i++) {
+		d3[i][0] = (char)('0' + i / 100);
+		d3[i][1] = (char)('0' + i / 10 % 10);
+		d3[i][2] = (char)('0' + i % 10);
+		d3[i][3] = (char)(i >= 100 ? 3 : i >= 10 ? 2 : 1);
 	}
-	for (int i = n; i < 11; i++)
-		of_ch(o, ' ');
-	of_mem(o, b, (size_t)n);
+}
+
+/* The duration column, 11 wide, right-aligned, into p; returns the end. */
+static char *put_dur(char *p, uint64_t ns, int has)
+{
+	memcpy(p, "           ", 11);
+	if (!has)
+		return p + 11;
+	static const char unit[][4] = {" ns", " us", " ms", "  s"};
+	int u = 0;
+	uint64_t whole = ns, frac = 0;
+	while (u < 3 && whole >= 1000) {
+		frac = whole % 1000;
+		whole /= 1000;
+		u++;
+	}
+	char b[32], *e = b + sizeof(b), *q = e;
+	q -= 3;
+	memcpy(q, unit[u], 3);
+	if (u) {
+		q -= 3;
+		memcpy(q, d3[frac], 3);
+		*--q = '.';
+	}
+	while (whole >= 1000) { /* seconds only */
+		q -= 3;
+		memcpy(q, d3[whole % 1000], 3);
+		whole /= 1000;
+	}
+	int k = d3[whole][3];
+	q -= k;
+	memcpy(q, d3[whole] + 3 - k, (size_t)k);
+	size_t n = (size_t)(e - q);
+	if (n < 11) {
+		memcpy(p + 11 - n, q, n);
+		return p + 11;
+	}
+	memcpy(p, q, n);
+	return p + n;
 }
 
 static void num(struct ofast *o, uint64_t v)
@@ -188,35 +207,33 @@ static void text_fields(struct ofast *o, const struct tpp_event *ev)
 	}
 }
 
-static const char digits2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-			      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-			      "8081828384858687888990919293949596979899";
-static const char spaces[] = "                                                                "
-			     "                                                                ";
 
 /* "S.NNNNNNNNN " into p (seconds unpadded); returns the end. */
 static char *put_ts(char *p, uint64_t ns)
 {
 	uint64_t sec = ns / 1000000000u;
 	uint32_t frac = (uint32_t)(ns % 1000000000u);
-	char t[24];
-	int n = 0;
-	do {
-		t[n++] = (char)('0' + sec % 10);
-		sec /= 10;
-	} while (sec);
-	while (n)
-		*p++ = t[--n];
-	*p++ = '.';
-	p[8] = (char)('0' + frac % 10);
-	frac /= 10;
-	for (int i = 6; i >= 0; i -= 2) {
-		memcpy(p + i, digits2 + 2 * (frac % 100), 2);
-		frac /= 100;
+	if (sec < 1000) {
+		int k = d3[sec][3];
+		memcpy(p, d3[sec] + 3 - k, (size_t)k);
+		p += k;
+	} else {
+		char t[24];
+		int n = 0;
+		do {
+			t[n++] = (char)('0' + sec % 10);
+			sec /= 10;
+		} while (sec);
+		while (n)
+			*p++ = t[--n];
 	}
-	p += 9;
-	*p++ = ' ';
-	return p;
+	*p = '.';
+	uint32_t lo = frac % 1000000u;
+	memcpy(p + 1, d3[frac / 1000000u], 3);
+	memcpy(p + 4, d3[lo / 1000u], 3);
+	memcpy(p + 7, d3[lo % 1000u], 3);
+	p[10] = ' ';
+	return p + 11;
 }
 
 /* The "comm-tid" column, padded, rendered once per thread. */
@@ -233,7 +250,9 @@ static void label(struct an_thread *th, const char *comm)
 static void text_line(struct rp *r, const struct line *l)
 {
 	struct ofast *o = r->o;
-	of_room(o, 128);
+	/* The columns and the indent go straight into the buffer: timestamp,
+	 * CPU and duration under 64 bytes, label 40, indent at most 512. */
+	of_room(o, 64 + sizeof(l->th->label) + 2 * 256 + 8);
 	char *p = o->buf + o->len;
 	p = put_ts(p, l->ts - r->c->t0);
 	if (l->cpu >= 0 && l->cpu < 1000) {
@@ -247,15 +266,13 @@ static void text_line(struct rp *r, const struct line *l)
 	*p++ = ' ';
 	memcpy(p, l->th->label, l->th->label_len);
 	p += l->th->label_len;
-	o->len = (size_t)(p - o->buf);
-	dur_field(o, l->dur, l->has_dur);
-	of_mem(o, " | ", 3);
+	p = put_dur(p, l->dur, l->has_dur);
+	memcpy(p, " | ", 3);
+	p += 3;
 	uint32_t ind = 2 * (l->depth < 256 ? l->depth : 256);
-	while (ind) {
-		uint32_t k = ind < sizeof(spaces) - 1 ? ind : (uint32_t)sizeof(spaces) - 1;
-		of_mem(o, spaces, k);
-		ind -= k;
-	}
+	memset(p, ' ', ind);
+	p += ind;
+	o->len = (size_t)(p - o->buf);
 	switch (l->kind) {
 	case L_ENTRY:
 	case L_LEAF:
@@ -437,10 +454,18 @@ static void out(struct rp *r, const struct line *l)
 /* Prints the deferred entry lines of frames [0, upto). */
 static void flush_frames(struct rp *r, struct an_thread *th, uint32_t upto)
 {
-	for (uint32_t i = 0; i < upto; i++) {
+	/* Handled frames (user 1: printed, 2: not visible, which stays so
+	 * while it is open) form a prefix of the stack: start above it rather
+	 * than walk the whole stack at every entry. */
+	uint32_t i = upto;
+	while (i && !th->st[i - 1].user)
+		i--;
+	for (; i < upto; i++) {
 		struct an_frame *f = &th->st[i];
-		if (f->user || !frame_visible(r, th, i))
+		if (!frame_visible(r, th, i)) {
+			f->user = 2;
 			continue;
+		}
 		struct line l;
 		base(&l, th);
 		l.kind = L_ENTRY;
@@ -482,13 +507,13 @@ static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c,
 	struct rp *r = ctx;
 	uint32_t i = th->depth - 1;
 	struct an_frame *f = &th->st[i];
-	if (wanted(r, th) && frame_visible(r, th, i) && (f->user || c->dur >= r->min_dur)) {
+	if (wanted(r, th) && frame_visible(r, th, i) && (f->user == 1 || c->dur >= r->min_dur)) {
 		if (r->min_dur)
 			flush_frames(r, th, i);
 		struct line l;
 		base(&l, th);
-		l.kind = f->user ? L_EXIT : L_LEAF;
-		l.ts = f->user ? c->exit_ts : c->entry_ts;
+		l.kind = f->user == 1 ? L_EXIT : L_LEAF;
+		l.ts = f->user == 1 ? c->exit_ts : c->entry_ts;
 		l.dur = c->dur;
 		l.has_dur = 1;
 		l.depth = rel_depth(r, th, i);
@@ -587,67 +612,59 @@ static int feed(void *ctx, const struct tpp_event *ev)
 	return 0;
 }
 
+static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
+{
+	struct rp *r = ctx;
+	switch (opt) {
+	case 'F':
+		r->func = arg;
+		break;
+	case 'D': {
+		char *end;
+		long d = strtol(arg, &end, 10);
+		if (*end || end == arg || d < 1 || d > 1000000)
+			return acli_usage_error(c, "--depth: '%s' is not a depth >= 1", arg);
+		r->max_depth = (uint32_t)d;
+		break;
+	}
+	case 'm':
+		if (parse_duration(arg, "ns", &r->min_dur))
+			return acli_usage_error(c, "--min-duration: bad duration '%s' (e.g. 10us)", arg);
+		break;
+	default: /* --no-kernel */
+		r->no_kernel = 1;
+	}
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
-	static const struct option lo[] = {ACLI_LONGOPTS,
-					   {"func", required_argument, 0, 'F'},
+	static const struct option lo[] = {{"func", required_argument, 0, 'F'},
 					   {"depth", required_argument, 0, 'D'},
 					   {"min-duration", required_argument, 0, 'm'},
 					   {"no-kernel", no_argument, 0, 'K'},
 					   {0, 0, 0, 0}};
-	struct acli c;
-	acli_init(&c, "replay");
 	struct rp r;
 	memset(&r, 0, sizeof(r));
-	r.c = &c;
 	r.func_id = UINT32_MAX;
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, "ht:c:F:D:", lo, NULL)) != -1) {
-		if ((rc = acli_opt(&c, opt, optarg)) < 0)
-			return 2;
-		if (rc)
-			continue;
-		switch (opt) {
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		case 'F':
-			r.func = optarg;
-			break;
-		case 'D': {
-			char *end;
-			long d = strtol(optarg, &end, 10);
-			if (*end || end == optarg || d < 1 || d > 1000000)
-				return acli_usage_error(&c, "--depth: '%s' is not a depth >= 1", optarg);
-			r.max_depth = (uint32_t)d;
-			break;
-		}
-		case 'm':
-			if (parse_duration(optarg, "ns", &r.min_dur))
-				return acli_usage_error(&c, "--min-duration: bad duration '%s' (e.g. 10us)",
-							optarg);
-			break;
-		case 'K':
-			r.no_kernel = 1;
-			break;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
-	if ((rc = acli_open(&c, argc, argv)))
+	const struct acli_spec spec = {.cmd = "replay", .usage = usage_text, .opts = lo,
+				       .shortopts = "F:D:", .opt = own_opt, .ctx = &r};
+	struct acli c;
+	int rc = acli_start(&c, &spec, argc, argv);
+	if (rc != ACLI_GO)
 		return rc;
+	r.c = &c;
+	r.ty = c.ty;
 	struct ofast *o = malloc(sizeof(*o));
-	r.ty = malloc(sizeof(*r.ty));
-	if (!o || !r.ty) {
+	if (!o) {
 		rc = acli_fail(&c, -ENOMEM, NULL);
 		goto out;
 	}
 	of_init(o, 1);
+	d3_init();
 	r.o = o;
 	r.fmt = c.fmt;
 	r.emit = c.fmt == TBL_JSON ? json_line : c.fmt == TBL_CSV ? csv_line : text_line;
-	an_types_init(r.ty, c.r);
 	if ((rc = an_syms_open(&r.syms, c.names)) ||
 	    (rc = an_pair_open(&r.pair, r.ty, r.syms, c.names, &rp_ops, &r))) {
 		rc = acli_fail(&c, rc, NULL);
@@ -656,10 +673,8 @@ int cmd_replay(int argc, char **argv)
 	if (c.fmt == TBL_TEXT)
 		of_str(o, "#      TIMESTAMP CPU TASK-TID                 DURATION | FUNCTION\n");
 	struct an_run_stats st;
-	rc = an_run(c.r, &c.f, 1, feed, &r, &st);
-	if (rc < 0) {
+	if ((rc = acli_run(&c, feed, &r, &st))) {
 		of_flush(o);
-		rc = acli_fail(&c, rc, &st);
 		goto out;
 	}
 	an_pair_finish(r.pair);
@@ -673,18 +688,12 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "tracepp replay: warning: no call of '%s' in %s\n", r.func, c.path);
 	struct an_pair_stats ps;
 	an_pair_stats(r.pair, &ps);
-	if (ps.orphans || ps.noret || ps.unwound)
-		fprintf(stderr,
-			"tracepp replay: %llu return(s) without entry, %llu call(s) without return, "
-			"%llu unwound\n",
-			(unsigned long long)ps.orphans, (unsigned long long)ps.noret,
-			(unsigned long long)ps.unwound);
+	acli_report_pairs(&c, &ps);
 	acli_report_run(&c, &st);
 out:
 	tc_free();
 	an_pair_close(r.pair);
 	an_syms_close(r.syms);
-	free(r.ty);
 	free(o);
 	acli_close(&c);
 	return rc;

@@ -15,15 +15,19 @@ static const char usage_text[] =
 	"  --sort=oncpu|runq|switches|tid   row order (default oncpu)\n"
 	"  --idle                   include the idle tasks (tid 0)\n";
 
-struct sched_run {
-	struct an_sched s;
-	struct an_types *ty;
-};
-
 static int feed(void *ctx, const struct tpp_event *ev)
 {
-	struct sched_run *r = ctx;
-	return an_sched_feed(&r->s, r->ty, ev);
+	struct acli *c = ctx;
+	return an_sched_feed(c->user, c->ty, ev);
+}
+
+static uint64_t total_switches(const struct an_sched *s)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->t[i].tid) /* the idle task's switch-outs are others' switch-ins */
+			n += s->t[i].switches;
+	return n;
 }
 
 static int sort_key;
@@ -56,69 +60,58 @@ static const struct tbl_col cols[] = {
 	{"wakeup_avg_ns", "wakeup-avg", TBL_NS},
 	{"wakeup_max_ns", "wakeup-max", TBL_NS},
 	{"offcpu_ns", "off-cpu", TBL_NS},
+	{"inferred_switch_ins", "inferred", TBL_INT},
 };
+
+struct sched_opts {
+	int idle;
+};
+
+static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
+{
+	struct sched_opts *o = ctx;
+	if (opt == 'i') {
+		o->idle = 1;
+		return 0;
+	}
+	if (!strcmp(arg, "oncpu"))
+		sort_key = 0;
+	else if (!strcmp(arg, "runq"))
+		sort_key = 1;
+	else if (!strcmp(arg, "switches"))
+		sort_key = 2;
+	else if (!strcmp(arg, "tid"))
+		sort_key = 3;
+	else
+		return acli_usage_error(c, "--sort: unknown key '%s'", arg);
+	return 0;
+}
 
 int cmd_sched(int argc, char **argv)
 {
-	static const struct option lo[] = {ACLI_LONGOPTS, {"sort", required_argument, 0, 's'},
+	static const struct option lo[] = {{"sort", required_argument, 0, 's'},
 					   {"idle", no_argument, 0, 'i'}, {0, 0, 0, 0}};
+	struct sched_opts o = {0};
+	const struct acli_spec spec = {.cmd = "sched", .usage = usage_text, .opts = lo,
+				       .opt = own_opt, .ctx = &o};
 	struct acli c;
-	acli_init(&c, "sched");
-	int opt, idle = 0, rc;
 	sort_key = 0;
-	while ((opt = getopt_long(argc, argv, "ht:c:", lo, NULL)) != -1) {
-		if ((rc = acli_opt(&c, opt, optarg)) < 0)
-			return 2;
-		if (rc)
-			continue;
-		switch (opt) {
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		case 'i':
-			idle = 1;
-			break;
-		case 's':
-			if (!strcmp(optarg, "oncpu"))
-				sort_key = 0;
-			else if (!strcmp(optarg, "runq"))
-				sort_key = 1;
-			else if (!strcmp(optarg, "switches"))
-				sort_key = 2;
-			else if (!strcmp(optarg, "tid"))
-				sort_key = 3;
-			else
-				return acli_usage_error(&c, "--sort: unknown key '%s'", optarg);
-			break;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
-	if ((rc = acli_open(&c, argc, argv)))
+	int rc = acli_start(&c, &spec, argc, argv);
+	if (rc != ACLI_GO)
 		return rc;
-	struct sched_run r;
-	an_sched_init(&r.s);
-	r.ty = malloc(sizeof(*r.ty));
-	if (!r.ty) {
-		acli_close(&c);
-		return 1;
-	}
-	an_types_init(r.ty, c.r);
-	if (!r.ty->has[AN_SWITCH])
-		fprintf(stderr, "tracepp %s: warning: %s has no sched_switch events\n", c.cmd, c.path);
+	struct an_sched s;
+	an_sched_init(&s);
+	c.user = &s;
+	acli_need(&c, c.ty->has[AN_SWITCH], "sched_switch");
 	struct an_run_stats st;
-	rc = an_run(c.r, &c.f, 1, feed, &r, &st);
-	if (rc < 0) {
-		rc = acli_fail(&c, rc, &st);
+	if ((rc = acli_run(&c, feed, &c, &st)))
 		goto out;
-	}
-	an_sched_finish(&r.s, c.f.to_ts && c.f.to_ts < st.last_ts ? c.f.to_ts : st.last_ts);
-	qsort(r.s.t, r.s.n, sizeof(*r.s.t), by_key);
+	an_sched_finish(&s, c.f.to_ts && c.f.to_ts < st.last_ts ? c.f.to_ts : st.last_ts);
+	qsort(s.t, s.n, sizeof(*s.t), by_key);
 	struct table *t = tbl_open(stdout, c.fmt, cols, sizeof(cols) / sizeof(cols[0]));
-	for (size_t i = 0; t && i < r.s.n; i++) {
-		struct an_task *k = &r.s.t[i];
-		if (!k->tid && !idle)
+	for (size_t i = 0; t && i < s.n; i++) {
+		struct an_task *k = &s.t[i];
+		if (!k->tid && !o.idle)
 			continue;
 		const char *comm = k->comm[0] ? k->comm : tpp_names_comm(c.names, k->tid);
 		if (!acli_task_wanted(&c, k->tid, comm))
@@ -138,17 +131,24 @@ int cmd_sched(int argc, char **argv)
 			{.i = (int64_t)(k->wakeup_lat_n ? k->wakeup_lat_sum / k->wakeup_lat_n : 0)},
 			{.i = (int64_t)k->wakeup_lat_max},
 			{.i = (int64_t)k->offcpu_ns},
+			{.i = (int64_t)k->inferred_in},
 		};
 		tbl_row(t, v);
 	}
 	rc = t && tbl_close(t) == 0 ? 0 : 1;
-	if (r.s.inferred)
-		fprintf(stderr, "tracepp sched: warning: %llu switch-in(s) missing from the file were "
-			"inferred (recorded with a pid filter?)\n", (unsigned long long)r.s.inferred);
+	/* The kernel does not store every switch from idle into a task (and a
+	 * pid filter drops more): say how many on-CPU intervals began at an
+	 * inferred time rather than a recorded one. */
+	if (c.fmt == TBL_TEXT)
+		printf("\nswitch-ins inferred: %llu of %llu (the file lacks them; their on-CPU time "
+		       "starts at the CPU's latest earlier event)\n",
+		       (unsigned long long)s.inferred, (unsigned long long)total_switches(&s));
+	else if (s.inferred)
+		fprintf(stderr, "tracepp sched: note: %llu switch-in(s) missing from the file were "
+			"inferred (inferred_switch_ins per task)\n", (unsigned long long)s.inferred);
 	acli_report_run(&c, &st);
 out:
-	an_sched_free(&r.s);
-	free(r.ty);
+	an_sched_free(&s);
 	acli_close(&c);
 	return rc;
 }

@@ -59,6 +59,21 @@ test_expect 'net: lo packets each way equal /proc/net/dev' '
 	[ $ok = 1 ] && "$TRACEPP" net net.tpp | grep -q "^lo "
 '
 
+test_expect 'net --conns: per connection ports and bytes each way equal what both ends counted' '
+	"$TRACEREC" record -q -a -e sock:inet_sock_set_state,sock:sock_send_length,sock:sock_recv_length \
+		-o conn.tpp -- python3 "$TOP/tests/analysis/w-conns.py" 5 300000 >out 2>err || { cat err; exit 1; }
+	cat out && [ "$(wc -l <out)" = 10 ] &&
+	"$TRACEPP" net --conns --format=json conn.tpp >conn.json &&
+	"$TRACEPP" net --conns conn.tpp | head -3 &&
+	while read -r side lp pp sent got; do
+		c="r[\"sport\"]==$lp and r[\"dport\"]==$pp and r[\"saddr\"]==\"127.0.0.1\""
+		tx=$(jrow conn.json "$c" tx_bytes) rx=$(jrow conn.json "$c" rx_bytes)
+		st=$(jrow conn.json "$c" state) dur=$(jrow conn.json "$c" dur_ns)
+		echo "$side $lp -> $pp: sent $sent got $got; tracepp tx $tx rx $rx $st $dur ns"
+		[ "$tx" = "$sent" ] && [ "$rx" = "$got" ] && [ "$st" = CLOSE ] && [ "$dur" -gt 0 ] || exit 1
+	done <out
+'
+
 test_expect 'io --interval gives a time line whose counts add up to the totals' '
 	"$TRACEREC" record -q -e block -a -o io.tpp -- "$S/w-odirect" "$(mktemp "$dir/tpp-odirect.XXXXXX")" 300 >out 2>err &&
 	rm -f "$dir"/tpp-odirect.* &&

@@ -58,6 +58,22 @@ test_expect 'a damaged chunk is reported and skipped; what remains is never pair
 	"$TRACEPP" replay o.tpp >/dev/null 2>warn2 && grep -qi damaged warn2
 '
 
+# sched TID KEY < JSON
+sj() { python3 -c 'import json,sys
+rows = [r for r in json.load(sys.stdin) if r["tid"] == int(sys.argv[1])]
+print(rows[0][sys.argv[2]] if rows else "none")' "$@"; }
+
+test_expect 'switch-ins missing from the file (idle -> task) are inferred, counted and bounded' '
+	"$MK" idle i.tpp && "$TRACEPP" sched --format=json i.tpp >i.json 2>i.err && cat i.json i.err &&
+	is "switches" "$(sj 100 switches <i.json)" 30 &&
+	is "inferred_switch_ins" "$(sj 100 inferred_switch_ins <i.json)" 10 &&
+	grep -q "10 switch-in(s) missing" i.err &&
+	on=$(sj 100 oncpu_ns <i.json) && echo "on-cpu $on, true 15000, bound 15000 + 10 x 10" &&
+	[ "$on" -ge 15000 ] && [ "$on" -le 15100 ] &&
+	"$TRACEPP" sched i.tpp >i.txt && cat i.txt &&
+	grep -q "^switch-ins inferred: 10 of 30 " i.txt && head -1 i.txt | grep -q inferred
+'
+
 test_expect '--time-range keeps exactly the window (replay, callgraph)' '
 	"$MK" overlap o.tpp &&
 	"$TRACEPP" replay --time-range=1010000,1019999 o.tpp >r.txt 2>/dev/null &&

@@ -11,13 +11,18 @@
  *           returns at 5000 without an entry; "ok" 2000..3000 inside lost.
  *           Thread 101: a { b { c } } where a returns at 9000 before b and
  *           c (longjmp-like: b and c are unwound).
+ *  idle     CPU 0 alternates idle and task 100 for 30 cycles of 1000 ns:
+ *           a wakeup of 100 from idle at +490, the switch idle -> 100 at
+ *           +500, 100 sleeps at +1000. Every third switch-in (cycles 1, 4,
+ *           ...) is left out, as this kernel does: 10 missing. The true
+ *           on-CPU time is 30 x 500 ns.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tpp_format.h"
 
-enum { T_ENTRY = 1, T_EXIT, T_SWITCH };
+enum { T_ENTRY = 1, T_EXIT, T_SWITCH, T_WAKEUP };
 static struct tpp_writer *w;
 
 static void die(const char *what)
@@ -31,6 +36,17 @@ static void ev(uint32_t stream, uint16_t type, uint64_t ts, int32_t tid, uint64_
 	union tpp_val v[1] = {{.u = addr}};
 	if (tpp_w_event(w, stream, type, ts, tid, v) < 0)
 		die("event");
+}
+
+static void wakeup(uint32_t stream, uint64_t ts, int32_t waker, int32_t pid)
+{
+	union tpp_val v[4];
+	memset(v, 0, sizeof(v));
+	v[0].s.p = "t";
+	v[0].s.len = 1;
+	v[1].i = pid;
+	if (tpp_w_event(w, stream, T_WAKEUP, ts, waker, v) < 0)
+		die("wakeup");
 }
 
 static void sw(uint32_t stream, uint64_t ts, int32_t prev, int32_t next)
@@ -77,7 +93,11 @@ int main(int argc, char **argv)
 	struct tpp_type_def t1 = {T_ENTRY, "func_entry", "tracepp", 1, addr};
 	struct tpp_type_def t2 = {T_EXIT, "func_exit", "tracepp", 1, addr};
 	struct tpp_type_def t3 = {T_SWITCH, "sched_switch", "sched", 7, swf};
-	if (tpp_w_add_type(w, &t1) < 0 || tpp_w_add_type(w, &t2) < 0 || tpp_w_add_type(w, &t3) < 0)
+	static const struct tpp_field_def wkf[] = {
+		{"comm", TPP_F_STR}, {"pid", TPP_F_S64}, {"prio", TPP_F_S64}, {"target_cpu", TPP_F_S64}};
+	struct tpp_type_def t4 = {T_WAKEUP, "sched_wakeup", "sched", 4, wkf};
+	if (tpp_w_add_type(w, &t1) < 0 || tpp_w_add_type(w, &t2) < 0 || tpp_w_add_type(w, &t3) < 0 ||
+	    tpp_w_add_type(w, &t4) < 0)
 		die("types");
 	if (tpp_w_stream(w, 0, TPP_S_CPU, 0, -1, -1) < 0 || tpp_w_stream(w, 1, TPP_S_CPU, 1, -1, -1) < 0 ||
 	    tpp_w_stream(w, 10, TPP_S_THREAD, -1, 100, 100) < 0 ||
@@ -118,6 +138,14 @@ int main(int argc, char **argv)
 		ev(11, T_EXIT, 9000, 101, A("a"));
 		ev(11, T_ENTRY, 9500, 101, A("a"));
 		ev(11, T_EXIT, 9600, 101, A("a"));
+	} else if (!strcmp(argv[1], "idle")) {
+		for (int i = 0; i < 30; i++) {
+			uint64_t t = 1000000 + (uint64_t)i * 1000;
+			wakeup(0, t + 490, 0, 100);
+			if (i % 3 != 1)
+				sw(0, t + 500, 0, 100);
+			sw(0, t + 1000, 100, 0);
+		}
 	} else {
 		return 2;
 	}
