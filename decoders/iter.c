@@ -193,7 +193,9 @@ static int load_next(struct tpp_iter *it, struct scur *s)
 	it->st.chunks++;
 	s->cur = p;
 	s->active = 1;
-	if (it->o.sorted && !s->windowed && !ts_sorted(&s->dec[p]))
+	/* the writer's flag spares a scan; a false flag in a damaged file only
+	 * costs order (counted in out_of_order), never memory safety */
+	if (it->o.sorted && !s->windowed && !(c->flags & TPP_CHUNK_TS_SORTED) && !ts_sorted(&s->dec[p]))
 		s->windowed = 1;
 	if (s->windowed && !s->win && !(s->win = malloc((it->o.window + 1) * sizeof(*s->win))))
 		return -ENOMEM;

@@ -25,6 +25,7 @@
 #define CH_PCRC 40
 /* the header CRC is the last 4 bytes of the header, over all bytes before it */
 #define CHUNK_F_LZ4 1u
+#define CHUNK_F_TS_SORTED 2u /* events chunk: timestamps never go backwards */
 
 #define TRAILER_SIZE 40
 #define TRAILER_MAGIC "TPPEND\r\n"

@@ -176,10 +176,12 @@ struct tpp_file_info {
 	uint64_t damaged_chunks;     /* chunks skipped (bad checksum, truncated) */
 };
 
+#define TPP_CHUNK_TS_SORTED 2 /* flags: the writer saw no timestamp go backwards */
+
 struct tpp_chunk {
 	uint64_t offset;  /* of the chunk header in the file */
 	uint8_t kind;     /* enum tpp_ckind */
-	uint8_t flags;
+	uint8_t flags;    /* TPP_CHUNK_TS_SORTED, and the storage bits */
 	uint32_t stream;
 	uint32_t count;
 	uint64_t first_ts, last_ts;

@@ -196,7 +196,7 @@ static int write_header(struct tpp_writer *w)
 
 /* Writes one chunk whose raw payload is w->pay; compresses when it pays. */
 static int write_chunk(struct tpp_writer *w, uint8_t kind, uint32_t stream, uint32_t count,
-		       uint64_t min_ts, uint64_t max_ts)
+		       uint64_t min_ts, uint64_t max_ts, uint8_t extra_flags)
 {
 	if (w->err)
 		return w->err;
@@ -211,11 +211,11 @@ static int write_chunk(struct tpp_writer *w, uint8_t kind, uint32_t stream, uint
 		return fail(w, -ENOMEM, "out of memory");
 	int clen = LZ4_compress_fast((const char *)w->pay.data, (char *)w->comp.data, (int)w->pay.len, bound,
 				     w->o.lz4_accel);
-	uint8_t flags = 0;
+	uint8_t flags = extra_flags;
 	const uint8_t *stored = w->pay.data;
 	size_t slen = w->pay.len;
 	if (clen > 0 && (size_t)clen < w->pay.len) {
-		flags = CHUNK_F_LZ4;
+		flags |= CHUNK_F_LZ4;
 		stored = w->comp.data;
 		slen = (size_t)clen;
 	}
@@ -276,7 +276,7 @@ static int flush_meta(struct tpp_writer *w)
 	w->pay.len = 0;
 	cbor_head(&w->pay, CB_ARRAY, w->nmeta);
 	buf_put(&w->pay, w->meta.data, w->meta.len);
-	int e = write_chunk(w, TPP_C_META, STREAM_NONE, w->nmeta, w->meta_min, w->meta_max);
+	int e = write_chunk(w, TPP_C_META, STREAM_NONE, w->nmeta, w->meta_min, w->meta_max, 0);
 	w->meta.len = 0;
 	w->nmeta = 0;
 	w->meta_min = UINT64_MAX;
@@ -328,7 +328,8 @@ static int flush_stream(struct tpp_writer *w, struct wstream *s)
 		for (unsigned f = 0; f < c->n; f++)
 			cbor_bytes(p, c->f[f].data, c->f[f].len);
 	}
-	int e = write_chunk(w, TPP_C_EVENTS, s->id, s->count, s->min_ts, s->max_ts);
+	int e = write_chunk(w, TPP_C_EVENTS, s->id, s->count, s->min_ts, s->max_ts,
+			    s->backwards ? 0 : CHUNK_F_TS_SORTED);
 	/* reset, keeping capacity: each chunk decodes on its own */
 	s->types.len = s->ts.len = s->tids.len = 0;
 	for (uint32_t k = 0; k < s->npresent; k++) {
@@ -342,6 +343,7 @@ static int flush_stream(struct tpp_writer *w, struct wstream *s)
 	s->npresent = 0;
 	strtab_reset(&s->strs);
 	s->count = 0;
+	s->backwards = 0;
 	s->bytes = 0;
 	s->prev_ts = 0;
 	s->prev_tid = 0;
@@ -507,6 +509,7 @@ int tpp_w_event(struct tpp_writer *w, uint32_t stream, uint16_t type, uint64_t t
 		if (ts > s->max_ts)
 			s->max_ts = ts;
 	}
+	s->backwards |= s->count && ts < s->prev_ts;
 	buf_varint(&s->ts, zigzag((int64_t)(ts - s->prev_ts)));
 	s->prev_ts = ts;
 	if (s->kind == TPP_S_CPU) {
@@ -697,7 +700,7 @@ static int write_trailer(struct tpp_writer *w)
 		cbor_uint(p, c->last_ts);
 	}
 	uint64_t idx_off = w->off;
-	if (write_chunk(w, TPP_C_INDEX, STREAM_NONE, (uint32_t)w->nidx, 0, 0))
+	if (write_chunk(w, TPP_C_INDEX, STREAM_NONE, (uint32_t)w->nidx, 0, 0, 0))
 		return w->err;
 	uint8_t t[TRAILER_SIZE] = {0};
 	put_le64(t + TR_INDEX, idx_off);

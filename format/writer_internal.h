@@ -39,6 +39,7 @@ struct wstream {
 	struct wstream *next;
 	struct buf types, ts, tids;
 	uint32_t count;
+	int backwards; /* a timestamp in this chunk went back: no sorted flag */
 	size_t bytes;
 	uint64_t min_ts, max_ts, prev_ts;
 	int64_t prev_tid;

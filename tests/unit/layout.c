@@ -60,6 +60,7 @@ int main(void)
 			seen_events = 1;
 			CHECK(le32(c + 8) == 9 && le32(c + 12) == 100, "stream id and count");
 			CHECK(le64(c + 16) == 1000 && le64(c + 24) == 1990, "min and max ts");
+			CHECK((c[5] & 2) && !(c[5] & ~3), "flags: in time order (bit 1), nothing unknown");
 		}
 		if (c[4] == 2 || c[4] == 3)
 			CHECK(le32(c + 8) == 0xffffffffu, "metadata/index chunks have no stream");
