@@ -20,6 +20,7 @@
 #include "event_format.h"
 #include "event_select.h"
 #include "func.h"
+#include "kernel_counts.h"
 #include "rec_commands.h"
 #include "rec_options.h"
 #include "task_names.h"
@@ -75,6 +76,17 @@ struct rec {
 	uint64_t events, lost, cutoff_ns, t_start;
 	int write_err; /* first writer error: recording stops */
 	int capped;
+	/* fired-vs-stored check (kernel_counts.h): kc_what[k] counts the event
+	 * with tpp id kc_tpp[k] (k < nkc); kc_what[nkc], when kc_cs >= 0, counts
+	 * context switches, the truth for sched_switch (tracepoint kc_cs);
+	 * stored[cpu * st_w + tpp id] counts what the ring buffer delivered */
+	struct kc_set *kc;
+	char kc_skip[128]; /* why the check does not apply; "": it does */
+	struct kc_counter *kc_what;
+	int nkc, kc_cs, kc_read;
+	uint16_t *kc_tpp;
+	uint64_t *stored, st_w, kc_t0, kc_t1, unstored;
+	uint64_t cpu_lost[1024];
 };
 
 static void note_pid(void *arg, int32_t pid)
@@ -193,6 +205,7 @@ static int resolve_events(struct rec *r)
 			return err;
 		}
 	}
+	size_t nkernel = r->ev.n;
 	if (r->fs) {
 		const char *const *names = NULL;
 		size_t n = 0;
@@ -208,6 +221,15 @@ static int resolve_events(struct rec *r)
 			}
 	}
 	uint16_t next = 1;
+	/* probes are counted by their own ring buffer path only: opening perf
+	 * counters on them would register every uprobe a second time */
+	r->kc_what = calloc(r->ev.n + 1, sizeof(*r->kc_what));
+	r->kc_tpp = calloc(r->ev.n + 1, sizeof(*r->kc_tpp));
+	r->kc_cs = -1;
+	if (!r->kc_what || !r->kc_tpp) {
+		fprintf(stderr, "tracerec: out of memory\n");
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < r->ev.n; i++) {
 		struct ef_event ef;
 		int err = ef_load(evdir, r->ev.v[i].system, r->ev.v[i].name, &ef);
@@ -221,8 +243,116 @@ static int resolve_events(struct rec *r)
 			fprintf(stderr, "tracerec: %s\n", strerror(-err));
 			return err;
 		}
+		if (!err && i < nkernel) {
+			if (!strcmp(ef.system, "sched") && !strcmp(ef.name, "sched_switch"))
+				r->kc_cs = r->nkc;
+			r->kc_what[r->nkc] = (struct kc_counter){KC_TRACEPOINT, (uint64_t)ef.id};
+			r->kc_tpp[r->nkc++] = (uint16_t)(next - 1);
+		}
 	}
 	return 0;
+}
+
+/* Whether every event fired should also be stored: only when nothing narrows
+ * the recording below "these events on these CPUs". Never fails the
+ * recording; without counters the summary says the check was not made. */
+static void kc_setup(struct rec *r)
+{
+	struct rec_opts *o = &r->o;
+	int filtered = 0;
+	for (size_t i = 0; i < r->ev.n; i++)
+		filtered |= r->ev.v[i].filter != NULL;
+	const char *why = !o->all && (o->npids || r->child) ? "only some tasks are recorded"
+			  : o->flight ? "flight-recorder mode overwrites by design"
+			  : filtered ? "--filter drops events on purpose"
+			  : !r->nkc ? "no kernel tracepoints" : NULL;
+	if (why) {
+		snprintf(r->kc_skip, sizeof(r->kc_skip), "%s", why);
+		return;
+	}
+	int top = 0;
+	for (int i = 0; i < r->ncpus; i++)
+		top = r->cpus[i] > top ? r->cpus[i] : top;
+	r->st_w = r->ev.n + 1;
+	r->stored = calloc((size_t)(top + 1) * r->st_w, sizeof(*r->stored));
+	int n = r->nkc;
+	if (r->kc_cs >= 0)
+		r->kc_what[n++] = (struct kc_counter){KC_SOFTWARE, KC_SW_CONTEXT_SWITCHES};
+	int err = r->stored ? kc_open(&r->kc, r->cpus, r->ncpus, r->kc_what, n) : -ENOMEM;
+	if (err)
+		snprintf(r->kc_skip, sizeof(r->kc_skip), "kernel counters: %s", strerror(-err));
+}
+
+/* Counting starts before the ring buffer and stops after it, so the kernel's
+ * count covers at least every stored event; the gap is a few syscalls. */
+static void kc_start(struct rec *r)
+{
+	r->kc_t0 = mono_ns();
+	int err = r->kc ? kc_enable(r->kc) : 0;
+	if (err)
+		snprintf(r->kc_skip, sizeof(r->kc_skip), "kernel counters: %s", strerror(-err));
+}
+
+static void kc_stop(struct rec *r)
+{
+	if (!r->kc || r->kc_read || r->kc_skip[0])
+		return;
+	int err = kc_disable(r->kc);
+	r->kc_t1 = mono_ns();
+	if (err)
+		snprintf(r->kc_skip, sizeof(r->kc_skip), "kernel counters: %s", strerror(-err));
+	else
+		r->kc_read = 1;
+}
+
+/* Fired minus stored, per CPU: written as lost events over the recording's
+ * window, less what the buffer already reported lost on that CPU (overruns
+ * are not attributed to a type, so per-type numbers may include them). */
+static int kc_compare(struct rec *r)
+{
+	if (!r->kc_skip[0] && (r->capped || r->write_err))
+		snprintf(r->kc_skip, sizeof(r->kc_skip), "the recording was cut short");
+	if (!r->kc_skip[0] && !r->kc_read)
+		snprintf(r->kc_skip, sizeof(r->kc_skip), "the counters were not read");
+	if (r->kc_skip[0])
+		return 0;
+	uint64_t per_type[r->nkc];
+	memset(per_type, 0, sizeof(per_type));
+	for (int ci = 0; ci < r->ncpus; ci++) {
+		int cpu = r->cpus[ci];
+		uint64_t d = 0;
+		for (int k = 0; k < r->nkc; k++) {
+			uint64_t fired = kc_count(r->kc, ci, k);
+			if (k == r->kc_cs && kc_count(r->kc, ci, r->nkc) > fired)
+				fired = kc_count(r->kc, ci, r->nkc);
+			uint64_t st = r->stored[(uint64_t)cpu * r->st_w + r->kc_tpp[k]];
+			if (fired > st) {
+				d += fired - st;
+				per_type[k] += fired - st;
+			}
+		}
+		d = d > r->cpu_lost[cpu] ? d - r->cpu_lost[cpu] : 0;
+		if (!d)
+			continue;
+		r->unstored += d;
+		int err = tpp_w_lost(r->w, (uint32_t)cpu, d, r->kc_t0, r->kc_t1);
+		if (err < 0)
+			return err;
+	}
+	const char *keys[r->nkc + 1], *vals[r->nkc + 1];
+	char kbuf[r->nkc + 1][200], vbuf[r->nkc + 1][24];
+	for (int k = 0; k < r->nkc; k++) {
+		const struct es_event *e = &r->ev.v[r->kc_tpp[k] - 1];
+		snprintf(kbuf[k], sizeof(kbuf[k]), "%s:%s", e->system, e->name);
+		snprintf(vbuf[k], sizeof(vbuf[k]), "%llu", (unsigned long long)per_type[k]);
+		keys[k] = kbuf[k];
+		vals[k] = vbuf[k];
+	}
+	snprintf(kbuf[r->nkc], sizeof(kbuf[0]), "total");
+	snprintf(vbuf[r->nkc], sizeof(vbuf[0]), "%llu", (unsigned long long)r->unstored);
+	keys[r->nkc] = kbuf[r->nkc];
+	vals[r->nkc] = vbuf[r->nkc];
+	return tpp_w_note(r->w, "kernel_unstored", (size_t)r->nkc + 1, keys, vals);
 }
 
 static int configure(struct rec *r)
@@ -423,9 +553,12 @@ static int names_from(struct rec *r, const struct tc_type *t, uint64_t ts, const
 				       v[t->i_comm_b].s.p, v[t->i_comm_b].s.len);
 		break;
 	case TC_FORK:
+		/* the event cannot tell a thread from a process: /proc can while
+		 * the child lives; otherwise tn_named keeps what is known */
 		if (t->i_pid_b >= 0 && t->i_comm_b >= 0)
-			err = tn_named(&r->tn, r->w, ts, -1, (int32_t)v[t->i_pid_b].i,
-				       v[t->i_comm_b].s.p, v[t->i_comm_b].s.len);
+			err = tn_named(&r->tn, r->w, ts, tn_proc_tgid((int32_t)v[t->i_pid_b].i),
+				       (int32_t)v[t->i_pid_b].i, v[t->i_comm_b].s.p,
+				       v[t->i_comm_b].s.len);
 		break;
 	case TC_EXEC:
 		if (t->i_pid_a >= 0 && t->i_comm_a >= 0) {
@@ -459,6 +592,8 @@ static void process_page(struct rec *r, const struct rd_item *it)
 		const struct tc_type *t = tc_decode(r->tc, data, (uint32_t)size, &tid, vals);
 		if (!t || ts < r->cutoff_ns)
 			continue;
+		if (r->stored)
+			r->stored[(uint64_t)it->cpu * r->st_w + t->tpp_id]++;
 		int err = names_from(r, t, ts, vals);
 		if (!err)
 			err = tn_seen(&r->tn, r->w, ts, tid);
@@ -475,6 +610,8 @@ static void handle(struct rec *r, struct rd_item *it)
 {
 	if (it->kind == RD_LOST) {
 		r->lost += it->lost;
+		if (it->cpu >= 0 && it->cpu < 1024)
+			r->cpu_lost[it->cpu] += it->lost;
 		int err = tpp_w_lost(r->w, (uint32_t)it->cpu, it->lost, it->from, it->to);
 		if (err < 0)
 			writer_failed(r, err);
@@ -496,20 +633,45 @@ static void reap_child(struct rec *r, int block)
 	}
 }
 
+/* The runtime's per-thread rings hold ~80 ms of a call-heavy loop: while a
+ * drain keeps finding much, drain again at once; as it finds less, back off
+ * to DRAIN_IDLE_NS so an idle program costs no CPU. */
+#define DRAIN_IDLE_NS 20000000u
+#define DRAIN_BUSY_EVENTS 4096 /* a few ms of a call-heavy thread */
+static uint64_t next_drain_interval(uint64_t cur, uint64_t moved)
+{
+	if (moved >= DRAIN_BUSY_EVENTS)
+		return 0;
+	if (moved >= DRAIN_BUSY_EVENTS / 16)
+		return 1000000u;
+	cur = cur * 2 + 1000000u;
+	return cur > DRAIN_IDLE_NS ? DRAIN_IDLE_NS : cur;
+}
+
 /* The writer loop: runs until a stop condition, then drains everything the
  * readers still have. */
 static void record_loop(struct rec *r)
 {
 	uint64_t end = r->o.duration > 0 ? r->t_start + (uint64_t)(r->o.duration * 1e9) : 0;
-	uint64_t last_drain = 0, last_flush = mono_ns();
+	uint64_t last_drain = 0, last_flush = mono_ns(), drain_every = DRAIN_IDLE_NS;
 	int stopping = 0;
 	for (;;) {
-		struct rd_item *it = rd_pop(r->rs, 50);
+		int wait_ms = 50;
+		if (r->fs) {
+			uint64_t due = last_drain + drain_every, t = mono_ns();
+			wait_ms = due <= t ? 0 : (int)((due - t) / 1000000u);
+			wait_ms = wait_ms > 50 ? 50 : wait_ms;
+		}
+		struct rd_item *it = rd_pop(r->rs, wait_ms);
 		if (it)
 			handle(r, it);
 		uint64_t now = mono_ns();
-		if (r->fs && now - last_drain > 20000000u) {
+		if (r->fs && now - last_drain >= drain_every) {
+			struct tpp_w_stats before, after;
+			tpp_w_stats(r->w, &before);
 			int err = func_drain(r->fs, r->w, &r->next_stream);
+			tpp_w_stats(r->w, &after);
+			drain_every = next_drain_interval(drain_every, after.events - before.events);
 			if (err < 0 && !r->write_err) {
 				if (err == -EFBIG)
 					r->capped = 1;
@@ -545,6 +707,7 @@ static void record_loop(struct rec *r)
 		if (stop_req || r->write_err || r->capped || r->child_done || (end && now >= end)) {
 			/* stop the kernel first so the final drain has an end */
 			tfs_write(&r->ti, "tracing_on", "0");
+			kc_stop(r);
 			if (r->o.flight && r->o.flight_secs > 0)
 				r->cutoff_ns = now - (uint64_t)(r->o.flight_secs * 1e9);
 			rd_stop(r->rs);
@@ -585,6 +748,8 @@ static int finish_file(struct rec *r)
 			r->write_err = err;
 		}
 	}
+	if (!r->write_err && (err = kc_compare(r)) < 0)
+		writer_failed(r, err);
 	char ev[32], lo[32], ovr[32];
 	snprintf(ev, sizeof(ev), "%llu", (unsigned long long)r->events);
 	snprintf(lo, sizeof(lo), "%llu", (unsigned long long)r->lost);
@@ -610,13 +775,20 @@ static int finish_file(struct rec *r)
 		r->events = events_in_file(r->o.out); /* a refused chunk's events are not there */
 	if (r->capped)
 		fprintf(stderr, "tracerec: stopped: %s reached the --max-size cap\n", r->o.out);
+	char unst[200];
+	if (r->kc_skip[0])
+		snprintf(unst, sizeof(unst), "events fired but not stored: not checked (%s)",
+			 r->kc_skip);
+	else
+		snprintf(unst, sizeof(unst), "%llu events fired but not stored by the kernel",
+			 (unsigned long long)r->unstored);
 	if (!r->o.quiet)
 		fprintf(stderr,
 			"tracerec: %llu events, %llu lost, %llu bytes written to %s, "
-			"%.1f bytes/event, recorder CPU %.3f s\n",
+			"%.1f bytes/event, recorder CPU %.3f s, %s\n",
 			(unsigned long long)r->events, (unsigned long long)r->lost,
 			(unsigned long long)bytes, r->o.out,
-			r->events ? (double)bytes / (double)r->events : 0.0, cpu_seconds());
+			r->events ? (double)bytes / (double)r->events : 0.0, cpu_seconds(), unst);
 	if (r->lost)
 		fprintf(stderr, "tracerec: warning: the kernel lost %llu events (buffer full); "
 				"raise -b\n", (unsigned long long)r->lost);
@@ -649,6 +821,10 @@ static void cleanup(struct rec *r)
 	}
 	if (r->kb)
 		kbuffer_free(r->kb);
+	kc_free(r->kc);
+	free(r->stored);
+	free(r->kc_what);
+	free(r->kc_tpp);
 	tn_release(&r->tn);
 	if (r->tc) {
 		tc_release(r->tc);
@@ -676,6 +852,16 @@ int cmd_record(int argc, char **argv)
 		rec_opts_free(&r.o);
 		return 2;
 	}
+	/* before the instance and any probe exist: a signal during setup only
+	 * sets stop_req, setup completes and the loop stops at once, so cleanup
+	 * (probes, instance) always runs on the normal path */
+	struct sigaction sa = {.sa_handler = on_stop};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_dump;
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	int rc = 1;
 	char root[256];
 	const char *forced = getenv("TRACEREC_TRACEFS"); /* tests and unusual mounts */
@@ -742,13 +928,11 @@ int cmd_record(int argc, char **argv)
 	}
 	if (open_writer(&r, argc, argv))
 		goto out;
-	struct sigaction sa = {.sa_handler = on_stop};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_dump;
-	sigaction(SIGUSR1, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	if (stop_req) { /* nothing recorded yet: undo the setup, start nothing */
+		fprintf(stderr, "tracerec: stopped by a signal before recording started\n");
+		rc = 130;
+		goto out;
+	}
 	if (r.o.cmd && spawn(&r))
 		goto out;
 	if (setup_targets(&r))
@@ -772,7 +956,8 @@ int cmd_record(int argc, char **argv)
 			strerror(-err));
 		goto out;
 	}
-	if (enable_events(&r, "1") || (err = tfs_write(&r.ti, "tracing_on", "1"))) {
+	kc_setup(&r);
+	if (enable_events(&r, "1") || (kc_start(&r), err = tfs_write(&r.ti, "tracing_on", "1"))) {
 		if (err)
 			fprintf(stderr, "tracerec: cannot start tracing: %s\n", strerror(-err));
 		goto out;
@@ -783,6 +968,7 @@ int cmd_record(int argc, char **argv)
 		reap_child(&r, 1);
 		rc = 127;
 		tfs_write(&r.ti, "tracing_on", "0");
+		kc_stop(&r);
 		rd_stop(r.rs);
 		struct rd_item *it;
 		while ((it = rd_pop(r.rs, 10)) || !rd_finished(r.rs))

@@ -96,6 +96,13 @@ static int proc_task(int32_t tid, char comm[32], int32_t *pid)
 	return 0;
 }
 
+int32_t tn_proc_tgid(int32_t tid)
+{
+	char c[32];
+	int32_t pid;
+	return tid > 0 && proc_task(tid, c, &pid) == 0 ? pid : -1;
+}
+
 static int record(struct tn_table *t, struct tpp_writer *w, uint64_t ts, struct tn_entry *e,
 		  int32_t pid, const char *comm, uint32_t len, int fresh)
 {

@@ -38,4 +38,7 @@ int tn_seen(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t tid);
 int tn_named(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t pid, int32_t tid,
 	     const char *comm, uint32_t len);
 
+/* The thread group of a live tid, from /proc/TID/status; -1 when gone. */
+int32_t tn_proc_tgid(int32_t tid);
+
 #endif

@@ -43,6 +43,22 @@ test_expect 'sched_switch per thread equals voluntary+nonvoluntary switches (pip
 	done <out
 '
 
+test_expect 'pinned ping-pong (one CPU, always a runnable worker): switch-ins equal switch-outs too' '
+	"$TRACEREC" record -e sched -a -C 1 -o pin.tpp -- taskset -c 1 "$S/w-pingpong" 20000 >out 2>err &&
+	cat out err && [ "$(wc -l <out)" = 2 ] &&
+	unst=$("$TRACEPP" info pin.tpp | awk "/^lost:/ {print \$2}") &&
+	while read -r _ tid vol invol t; do
+		want=$((vol + invol))
+		outs=$(count pin.tpp "e[\"type\"]==\"sched_switch\" and e[\"prev_pid\"]==$tid" 0 "$t")
+		ins=$(count pin.tpp "e[\"type\"]==\"sched_switch\" and e[\"next_pid\"]==$tid" 0 "$t")
+		echo "tid $tid: kernel $want, recorded out $outs in $ins (unstored on the CPU: $unst)"
+		# a worker woken on the idle CPU at its start or end is a switch-in
+		# the kernel does not store: it must be among those reported
+		[ "$want" -ge 10000 ] && [ "$outs" = "$want" ] && [ "$ins" -le "$outs" ] &&
+			[ $((outs - ins)) -le "$unst" ] || exit 1
+	done <out
+'
+
 test_expect '-p PID follows the process and the children it forks later' '
 	sh -c "sleep 0.5; exec \"$S/w-pingpong\" 5000" >out &
 	pid=$!
