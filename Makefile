@@ -12,7 +12,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 DEB_BUILD := gcc make pkg-config libcbor-dev liblz4-dev libdw-dev libelf-dev libtracefs-dev libtraceevent-dev
 DEB_RUN   := gnuplot-nox
 DEB_TEST  := clang libclang-rt-14-dev uftrace python3 iproute2 util-linux e2fsprogs
-DEB_BENCH := trace-cmd linux-perf hyperfine lttng-tools babeltrace2 bpftrace
+DEB_BENCH := trace-cmd linux-perf hyperfine lttng-tools babeltrace2 bpftrace valgrind
 
 ifeq ($(SAN),1)
   B := build-san

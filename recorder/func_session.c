@@ -20,7 +20,10 @@
 #include "rt/tpp_rt_abi.h"
 
 #define DEF_SLOTS 128
-#define DEF_SLOT_RECS (1u << 22) /* 64 MiB per thread (touched pages only): ~80 ms of the busiest loop */
+/* 128 MiB per thread (touched pages only): ~110 ms of the busiest loop, the
+ * runtime writing 2 records per call every ~28 ns, before tracerec must have
+ * drained anything (it writes ~20 M records/s). */
+#define DEF_SLOT_RECS (1u << 23)
 #define DEF_PROCS 64
 
 struct addrkey {
@@ -39,11 +42,12 @@ struct func_session {
 	size_t h_len;
 	char *env[4];
 	struct func_probes *probes;
-	uint16_t t_entry, t_exit, t_unwind;
+	uint16_t t_entry, t_exit, t_unwind, t_thread_exit;
 	int types_done;
 	/* per slot: our stream id (0 = not yet declared), lost already reported */
 	uint32_t *slot_stream;
 	uint64_t *slot_lost;
+	uint8_t *slot_exited; /* the thread's exit event is written */
 	uint32_t *proc_gen;
 	struct func_maps *maps;
 	int32_t *pids;
@@ -284,13 +288,14 @@ static int create_shm(struct func_session *s, const char *exe)
 	}
 	s->slot_stream = calloc(nslots, sizeof(*s->slot_stream));
 	s->slot_lost = calloc(nslots, sizeof(*s->slot_lost));
+	s->slot_exited = calloc(nslots, sizeof(*s->slot_exited));
 	s->proc_gen = calloc(DEF_PROCS, sizeof(*s->proc_gen));
-	if (!s->slot_stream || !s->slot_lost || !s->proc_gen)
+	if (!s->slot_stream || !s->slot_lost || !s->slot_exited || !s->proc_gen)
 		return -ENOMEM;
 	int r = setup_filters(s, exe);
 	if (r < 0)
 		return r;
-	prealloc_slots(s, 2);
+	prealloc_slots(s, 1); /* the first thread's; the drain keeps two ahead */
 	__atomic_store_n(&h->magic, TPP_RT_MAGIC, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -365,12 +370,13 @@ int func_create_probes(struct func_session *s, const char *const **names, size_t
 int func_declare_types(struct func_session *s, struct tpp_writer *w, uint16_t *next_type)
 {
 	static const struct tpp_field_def addr[] = {{"addr", TPP_F_U64}};
+	static const struct tpp_field_def pid[] = {{"pid", TPP_F_S64}};
 	if (!s->use_rt)
 		return 0;
-	const char *names[3] = {"func_entry", "func_exit", "func_unwind"};
-	uint16_t *ids[3] = {&s->t_entry, &s->t_exit, &s->t_unwind};
-	for (int i = 0; i < 3; i++) {
-		struct tpp_type_def t = {*next_type, names[i], "tracepp", 1, addr};
+	const char *names[4] = {"func_entry", "func_exit", "func_unwind", "func_thread_exit"};
+	uint16_t *ids[4] = {&s->t_entry, &s->t_exit, &s->t_unwind, &s->t_thread_exit};
+	for (int i = 0; i < 4; i++) {
+		struct tpp_type_def t = {*next_type, names[i], "tracepp", 1, i < 3 ? addr : pid};
 		int r = tpp_w_add_type(w, &t);
 		if (r < 0) {
 			func_fmt(s->err, sizeof(s->err), "declaring %s: %s", names[i], tpp_w_error(w));
@@ -459,7 +465,9 @@ int func_drain(struct func_session *s, struct tpp_writer *w, uint32_t *next_stre
 	uint64_t mask = h->slot_recs - 1;
 	for (uint32_t i = 0; i < ns; i++) {
 		struct tpp_rt_slot *sl = tpp_rt_slot_at(h, i);
-		if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) == TPP_RT_SLOT_FREE)
+		/* Read before head: a done thread has published its last record. */
+		uint32_t state = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
+		if (state == TPP_RT_SLOT_FREE || s->slot_exited[i])
 			continue;
 		if (!s->slot_stream[i]) {
 			uint32_t id = (*next_stream)++;
@@ -502,6 +510,16 @@ int func_drain(struct func_session *s, struct tpp_writer *w, uint32_t *next_stre
 		if (lost != s->slot_lost[i]) {
 			tpp_w_lost(w, s->slot_stream[i], lost - s->slot_lost[i], first_ts, last_ts);
 			s->slot_lost[i] = lost;
+		}
+		if (state == TPP_RT_SLOT_DONE) {
+			/* The runtime took exit_ts after the thread's last record. */
+			union tpp_val v = {.i = sl->pid};
+			int e = tpp_w_event(w, s->slot_stream[i], s->t_thread_exit, to_mono(s, sl->exit_ts), sl->tid, &v);
+			if (e < 0) {
+				func_fmt(s->err, sizeof(s->err), "writing function events: %s", tpp_w_error(w));
+				return e;
+			}
+			s->slot_exited[i] = 1;
 		}
 	}
 	return 0;
@@ -578,6 +596,7 @@ void func_session_free(struct func_session *s)
 	free(s->env[1]);
 	free(s->slot_stream);
 	free(s->slot_lost);
+	free(s->slot_exited);
 	free(s->proc_gen);
 	free(s->pids);
 	free(s->addrs);

@@ -41,6 +41,12 @@ for v in pg fi; do
 		[ \"\$(counts t.tpp func_exit)\" = \"\$(expected s-longjmp exits)\" ] &&
 		[ \"\$(counts t.tpp func_unwind)\" = 'deep=3 inner=3 mid=3' ]"
 done
+for v in pg fi; do
+	test_expect "s-float-$v: SSE and x87 arguments and results are the untraced build's, bit for bit" "
+		'$B/samples/s-float' >want.txt &&
+		'$TRACEREC' record -q -o t.tpp -- '$B/samples/s-float-$v' >got.txt &&
+		cat want.txt got.txt && cmp want.txt got.txt"
+done
 test_expect "s-exception-pg: frames a C++ exception skipped are unwound, the catcher returns" "
 	'$TRACEREC' record -q -o t.tpp -- '$B/samples/s-exception-pg' >/dev/null &&
 	[ \"\$(counts t.tpp func_exit)\" = 'main=1 run=3' ] &&
@@ -58,6 +64,24 @@ for l in sys.stdin:
 assert len(n) == 5, n
 assert sorted(n.values()) == [1, 101, 101, 101, 101], n
 assert all(v == 0 for v in bal.values()), bal'"
+
+for v in pg fi; do
+	test_expect "s-threads-$v: one thread-exit event per thread, after its last call, before the kernel's sched_process_exit" "
+		'$TRACEREC' record -q -e sched -o t.tpp -- '$B/samples/s-threads-$v' >/dev/null &&
+		'$TRACEPP' dump t.tpp --format=json | python3 -c '
+import json, sys, collections
+last = {}; texit = collections.defaultdict(list); kexit = {}
+for l in sys.stdin:
+    d = json.loads(l)
+    t, tid = d[\"type\"], d[\"tid\"]
+    if t in (\"func_entry\", \"func_exit\", \"func_unwind\"): last[tid] = max(last.get(tid, 0), d[\"ts\"])
+    elif t == \"func_thread_exit\": texit[tid].append(d[\"ts\"])
+    elif t == \"sched_process_exit\": kexit[d[\"pid\"]] = d[\"ts\"]
+print(\"last call\", last); print(\"thread exit\", dict(texit)); print(\"kernel exit\", kexit)
+assert len(last) == 5 and set(texit) == set(last), (last, texit)
+for tid, ts in texit.items():
+    assert len(ts) == 1 and last[tid] <= ts[0] <= kexit[tid], tid'"
+done
 
 test_expect "--no-func records no function events from an instrumented program" "
 	'$TRACEREC' record -q --no-func -o t.tpp -- '$B/samples/s-chain-pg' >/dev/null &&

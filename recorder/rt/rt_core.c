@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -11,23 +12,21 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include "rt_int.h"
 
 struct tpp_rt_hdr *rt_hdr;
 __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
-static int rt_clock_tsc;
+int rt_clock_tsc;
 static pthread_key_t rt_key;
 static struct tpp_rt_proc *rt_proc;
 
-uint64_t rt_now(void)
+long rt_now_mono(void *unused)
 {
-	if (rt_clock_tsc)
-		return __rdtsc();
+	(void)unused;
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+	return (long)((uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec);
 }
 
 /* Keeps executable file mappings only: they are what addresses resolve in. */
@@ -88,34 +87,46 @@ static void claim_proc(void)
 	__atomic_store_n(&rt_proc->state, 1, __ATOMIC_RELEASE);
 }
 
-static void thread_done(void *v)
+void rt_thread_stop(struct rt_thread *t)
 {
-	struct tpp_rt_slot *s = v;
-	rt_self.dead = 1;
-	if (!s)
+	t->limit = 0; /* every later record takes the slow path, which sees dead */
+	t->dead = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	struct tpp_rt_slot *s = t->slot;
+	if (!s || __atomic_load_n(&s->state, __ATOMIC_RELAXED) == TPP_RT_SLOT_DONE)
 		return;
+	/* After every record of the thread: tracerec writes the exit at this time. */
 	s->exit_ts = rt_now();
 	__atomic_store_n(&s->state, TPP_RT_SLOT_DONE, __ATOMIC_RELEASE);
+}
+
+static void thread_done(void *v)
+{
+	(void)v;
+	rt_thread_stop(&rt_self);
 }
 
 /* Faults the next stretch of the ring in with one call, ahead of the
  * producer, rather than one page fault per 256 records on the hot path (each
  * costs microseconds in a VM). Memory grows only as far as the ring is used. */
-void rt_populate(struct rt_thread *t, uint64_t head)
+long rt_populate(void *v)
 {
-	uint64_t n = rt_hdr->slot_recs;
+	struct rt_thread *t = v;
+	uint64_t n = t->mask + 1, head = t->head;
 	if (head + RT_POP_RECS < t->pop_upto || t->pop_upto >= n)
-		return;
+		return 0;
 	uint64_t from = t->pop_upto, to = head + 2 * RT_POP_RECS;
 	if (to > n)
 		to = n;
 	uintptr_t a = (uintptr_t)(t->recs + from) & ~(uintptr_t)4095;
 	madvise((void *)a, (uintptr_t)(t->recs + to) - a, MADV_POPULATE_WRITE);
 	t->pop_upto = to;
+	return 0;
 }
 
-int rt_claim(struct rt_thread *t)
+long rt_claim(void *v)
 {
+	struct rt_thread *t = v;
 	struct tpp_rt_hdr *h = rt_hdr;
 	if (t->dead)
 		return 0;
@@ -139,11 +150,13 @@ int rt_claim(struct rt_thread *t)
 	prctl(PR_GET_NAME, s->comm, 0, 0, 0);
 	s->start_ts = rt_now();
 	t->recs = tpp_rt_recs(s);
-	t->pop_upto = 0;
-	rt_populate(t, 0);
 	t->mask = h->slot_recs - 1;
+	t->head = 0;
 	t->tail_cache = 0;
+	t->pop_upto = 0;
+	rt_populate(t);
 	t->slot = s;
+	rt_set_limit(t);
 	__atomic_store_n(&s->state, TPP_RT_SLOT_LIVE, __ATOMIC_RELEASE);
 	pthread_setspecific(rt_key, s);
 	return 1;
@@ -155,6 +168,7 @@ int rt_claim(struct rt_thread *t)
 static void after_fork_child(void)
 {
 	struct rt_thread *t = &rt_self;
+	t->limit = 0;
 	for (int i = 0; i < t->depth; i++)
 		t->stack[i].flags &= ~(uint32_t)(RT_F_WANT | RT_F_EMITTED);
 	t->slot = NULL;
@@ -201,9 +215,5 @@ __attribute__((destructor)) static void rt_fini(void)
 	/* Libraries dlopen'ed since start are mapped now: refresh the copy. */
 	if (rt_proc)
 		copy_maps(rt_proc);
-	struct rt_thread *t = &rt_self;
-	if (t->slot) {
-		t->slot->exit_ts = rt_now();
-		__atomic_store_n(&t->slot->state, TPP_RT_SLOT_DONE, __ATOMIC_RELEASE);
-	}
+	rt_thread_stop(&rt_self);
 }

@@ -7,20 +7,75 @@
 
 #include "rt_int.h"
 
-#pragma GCC target("general-regs-only") /* see rt_stack.c */
 
 #define SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* Both hook families share one shape: a fast path for the common case (a
+ * plain recording, the new frame above the last one, the returning frame on
+ * top) that needs no callee-saved register, and everything else in a cold
+ * function built on rt_push/rt_pop_emit. The fast paths must decide exactly
+ * as the slow ones would. busy is set before the shadow stack is read. */
+#define RT_COLD __attribute__((noinline, cold))
+
+static inline __attribute__((always_inline)) void push_fast(struct rt_thread *t, int d, uint64_t addr, uintptr_t sp,
+							      uintptr_t ret, uint32_t flags)
+{
+	uint64_t ts = __builtin_ia32_rdtsc();
+	struct rt_frame *f = &t->stack[d];
+	f->addr = addr;
+	f->sp = sp;
+	f->ret = ret;
+	f->ts = ts;
+	f->flags = flags | RT_F_WANT | RT_F_EMITTED;
+	t->depth = d + 1;
+	rt_emit_fast(t, ts, rt_word(addr, TPP_RT_ENTRY));
+}
+/* A new frame at sp goes on top without unwinding anything, its entry
+ * record fits in the ring as it is. */
+static inline __attribute__((always_inline)) int push_is_fast(const struct rt_thread *t, int d, uintptr_t sp)
+{
+	return t->head < t->limit && d < RT_STACK_MAX && (!d || t->stack[d - 1].sp > sp);
+}
+
+/* Called with busy set; clears it. */
+static RT_COLD void cyg_enter_slow(struct rt_thread *t, uintptr_t fn, uintptr_t sp)
+{
+	if (t->slot || (rt_hdr && rt_sse_call(rt_claim, t)))
+		rt_push(t, fn, sp, 0, rt_now());
+	SIGNAL_FENCE();
+	t->busy = 0;
+}
 
 RT_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
 	struct rt_thread *t = &rt_self;
-	if (__builtin_expect(!rt_hdr || t->busy, 0))
+	if (__builtin_expect(t->busy, 0))
 		return;
 	t->busy = 1;
 	SIGNAL_FENCE();
-	if (t->slot || rt_claim(t))
-		rt_push(t, (uintptr_t)fn, (uintptr_t)__builtin_frame_address(0), 0, rt_now());
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	int d = t->depth;
+	if (__builtin_expect(!push_is_fast(t, d, sp), 0))
+		return cyg_enter_slow(t, (uintptr_t)fn, sp);
+	push_fast(t, d, (uintptr_t)fn, sp, 0, 0);
+	SIGNAL_FENCE();
+	t->busy = 0;
+}
+
+static RT_COLD void cyg_exit_slow(struct rt_thread *t, uintptr_t fn, uintptr_t sp)
+{
+	/* The hook's frame sits at the same depth at entry and exit of one call;
+	 * frames of the same function deeper than that were left by longjmp. */
+	int i = t->depth - 1;
+	while (i >= 0 && !(t->stack[i].addr == fn && t->stack[i].sp >= sp))
+		i--;
+	if (i >= 0) {
+		uint64_t ts = rt_now();
+		while (t->depth > i + 1)
+			rt_pop_emit(t, ts, TPP_RT_UNWIND);
+		rt_pop_emit(t, ts, TPP_RT_EXIT);
+	}
 	SIGNAL_FENCE();
 	t->busy = 0;
 }
@@ -33,31 +88,21 @@ RT_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 		return;
 	t->busy = 1;
 	SIGNAL_FENCE();
-	/* The hook's frame sits at the same depth at entry and exit of one call;
-	 * frames of the same function deeper than that were left by longjmp. */
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	int i = t->depth - 1;
-	while (i >= 0 && !(t->stack[i].addr == (uintptr_t)fn && t->stack[i].sp >= sp))
-		i--;
-	if (i >= 0) {
-		uint64_t ts = rt_now();
-		while (t->depth > i + 1)
-			rt_pop_emit(t, ts, TPP_RT_UNWIND);
-		rt_pop_emit(t, ts, TPP_RT_EXIT);
-	}
+	int d = t->depth;
+	struct rt_frame *f = &t->stack[d - 1];
+	if (__builtin_expect(t->head >= t->limit || !d || f->addr != (uintptr_t)fn || f->sp < sp, 0))
+		return cyg_exit_slow(t, (uintptr_t)fn, sp);
+	t->depth = d - 1;
+	if (f->flags & RT_F_EMITTED)
+		rt_emit_fast(t, __builtin_ia32_rdtsc(), rt_word(f->addr, TPP_RT_EXIT));
 	SIGNAL_FENCE();
 	t->busy = 0;
 }
 
-/* parent_loc: where the instrumented function's return address is. */
-RT_HIDDEN void rt_mcount_entry(uintptr_t *parent_loc, uintptr_t self)
+static RT_COLD void mcount_entry_slow(struct rt_thread *t, uintptr_t *parent_loc, uintptr_t self)
 {
-	struct rt_thread *t = &rt_self;
-	if (__builtin_expect(!rt_hdr || t->busy, 0))
-		return;
-	t->busy = 1;
-	SIGNAL_FENCE();
-	if (t->slot || rt_claim(t)) {
+	if (t->slot || (rt_hdr && rt_sse_call(rt_claim, t))) {
 		uintptr_t pl = (uintptr_t)parent_loc, ret = *parent_loc;
 		uint64_t ts = rt_now();
 		if (ret == (uintptr_t)rt_mcount_return) {
@@ -81,26 +126,68 @@ RT_HIDDEN void rt_mcount_entry(uintptr_t *parent_loc, uintptr_t self)
 	t->busy = 0;
 }
 
-RT_HIDDEN uintptr_t rt_mcount_exit(uintptr_t *parent_loc)
+/* parent_loc: where the instrumented function's return address is. */
+RT_HIDDEN void rt_mcount_entry(uintptr_t *parent_loc, uintptr_t self)
 {
 	struct rt_thread *t = &rt_self;
-	uintptr_t pl = (uintptr_t)parent_loc;
-	t->busy++;
+	if (__builtin_expect(t->busy, 0))
+		return;
+	t->busy = 1;
 	SIGNAL_FENCE();
+	uintptr_t pl = (uintptr_t)parent_loc, ret = *parent_loc;
+	int d = t->depth;
+	if (__builtin_expect(ret == (uintptr_t)rt_mcount_return || !push_is_fast(t, d, pl), 0))
+		return mcount_entry_slow(t, parent_loc, self);
+	push_fast(t, d, self, pl, ret, RT_F_HIJACKED);
+	*parent_loc = (uintptr_t)rt_mcount_return;
+	SIGNAL_FENCE();
+	t->busy = 0;
+}
+
+static long lost_return(void *unused)
+{
+	(void)unused;
+	/* No way to know where to return: stopping loudly beats jumping anywhere. */
+	static const char msg[] = "libtpprt: lost a hijacked return address; aborting\n";
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		abort();
+	abort();
+}
+
+/* Called with busy incremented; decrements it. */
+static RT_COLD uintptr_t mcount_exit_slow(struct rt_thread *t, uintptr_t pl)
+{
 	uint64_t ts = rt_now();
 	while (t->depth && t->stack[t->depth - 1].sp < pl)
 		rt_pop_emit(t, ts, TPP_RT_UNWIND);
 	if (!t->depth || t->stack[t->depth - 1].sp != pl) {
-		/* No way to know where to return: stopping loudly beats jumping anywhere. */
-		static const char msg[] = "libtpprt: lost a hijacked return address; aborting\n";
-		if (write(2, msg, sizeof(msg) - 1) < 0)
-			abort();
-		abort();
+		rt_sse_call(lost_return, 0);
+		__builtin_unreachable();
 	}
 	uintptr_t ret = t->stack[t->depth - 1].ret;
 	rt_pop_emit(t, ts, TPP_RT_EXIT);
 	SIGNAL_FENCE();
 	t->busy--;
+	return ret;
+}
+
+RT_HIDDEN uintptr_t rt_mcount_exit(uintptr_t *parent_loc)
+{
+	struct rt_thread *t = &rt_self;
+	uintptr_t pl = (uintptr_t)parent_loc;
+	int busy = t->busy;
+	t->busy = busy + 1;
+	SIGNAL_FENCE();
+	int d = t->depth;
+	struct rt_frame *f = &t->stack[d - 1];
+	if (__builtin_expect(busy || t->head >= t->limit || !d || f->sp != pl, 0))
+		return mcount_exit_slow(t, pl);
+	uintptr_t ret = f->ret;
+	t->depth = d - 1;
+	if (f->flags & RT_F_EMITTED)
+		rt_emit_fast(t, __builtin_ia32_rdtsc(), rt_word(f->addr, TPP_RT_EXIT));
+	SIGNAL_FENCE();
+	t->busy = 0;
 	return ret;
 }
 
@@ -128,11 +215,12 @@ void rt_rehijack(struct rt_thread *t)
 
 /* Trampolines. mcount runs after the prologue (push %rbp; mov %rsp,%rbp), so
  * the return address is at 8(%rbp); __fentry__ runs before it, so the return
- * address is just above its own. Argument registers, SSE ones included, are
- * live and must survive, and rt_mcount_return must preserve the return value
- * registers. Compilers do not promise an aligned stack at these calls (-O0
- * code calls mcount after reserving its frame), so each trampoline aligns it
- * itself, keeping the entry %rsp in %rbx (callee-saved, pushed first). */
+ * address is just above its own. The argument registers are live: the
+ * general ones are saved here (the set glibc's _mcount saves), the SSE ones
+ * survive because the hooks never touch them (general-regs-only, libc only
+ * through rt_sse_call). rt_mcount_return likewise saves rax/rdx and leaves
+ * xmm0/xmm1 alone. Nothing here or in the hooks needs an aligned stack:
+ * rt_sse_call aligns before it enters libc. */
 __asm__(".text\n"
 	".globl mcount\n"
 	".type mcount, @function\n"
@@ -140,45 +228,23 @@ __asm__(".text\n"
 	".globl _mcount\n"
 	".type _mcount, @function\n"
 	"_mcount:\n"
-	"	pushq %rbx\n"
-	"	movq %rsp, %rbx\n"
-	"	andq $-16, %rsp\n"
-	"	subq $192, %rsp\n"
-	"	movq %rdi, 0(%rsp)\n"
-	"	movq %rsi, 8(%rsp)\n"
-	"	movq %rdx, 16(%rsp)\n"
-	"	movq %rcx, 24(%rsp)\n"
-	"	movq %r8, 32(%rsp)\n"
-	"	movq %r9, 40(%rsp)\n"
-	"	movq %rax, 48(%rsp)\n"
-	"	movaps %xmm0, 64(%rsp)\n"
-	"	movaps %xmm1, 80(%rsp)\n"
-	"	movaps %xmm2, 96(%rsp)\n"
-	"	movaps %xmm3, 112(%rsp)\n"
-	"	movaps %xmm4, 128(%rsp)\n"
-	"	movaps %xmm5, 144(%rsp)\n"
-	"	movaps %xmm6, 160(%rsp)\n"
-	"	movaps %xmm7, 176(%rsp)\n"
+	"	pushq %rax\n"
+	"	pushq %rcx\n"
+	"	pushq %rdx\n"
+	"	pushq %rsi\n"
+	"	pushq %rdi\n"
+	"	pushq %r8\n"
+	"	pushq %r9\n"
 	"	leaq 8(%rbp), %rdi\n"
-	"	movq 8(%rbx), %rsi\n"
+	"	movq 56(%rsp), %rsi\n"
 	"	call rt_mcount_entry\n"
-	"	movq 0(%rsp), %rdi\n"
-	"	movq 8(%rsp), %rsi\n"
-	"	movq 16(%rsp), %rdx\n"
-	"	movq 24(%rsp), %rcx\n"
-	"	movq 32(%rsp), %r8\n"
-	"	movq 40(%rsp), %r9\n"
-	"	movq 48(%rsp), %rax\n"
-	"	movaps 64(%rsp), %xmm0\n"
-	"	movaps 80(%rsp), %xmm1\n"
-	"	movaps 96(%rsp), %xmm2\n"
-	"	movaps 112(%rsp), %xmm3\n"
-	"	movaps 128(%rsp), %xmm4\n"
-	"	movaps 144(%rsp), %xmm5\n"
-	"	movaps 160(%rsp), %xmm6\n"
-	"	movaps 176(%rsp), %xmm7\n"
-	"	movq %rbx, %rsp\n"
-	"	popq %rbx\n"
+	"	popq %r9\n"
+	"	popq %r8\n"
+	"	popq %rdi\n"
+	"	popq %rsi\n"
+	"	popq %rdx\n"
+	"	popq %rcx\n"
+	"	popq %rax\n"
 	"	ret\n"
 	".size mcount, .-mcount\n"
 	".size _mcount, .-_mcount\n"
@@ -186,45 +252,23 @@ __asm__(".text\n"
 	".globl __fentry__\n"
 	".type __fentry__, @function\n"
 	"__fentry__:\n"
-	"	pushq %rbx\n"
-	"	movq %rsp, %rbx\n"
-	"	andq $-16, %rsp\n"
-	"	subq $192, %rsp\n"
-	"	movq %rdi, 0(%rsp)\n"
-	"	movq %rsi, 8(%rsp)\n"
-	"	movq %rdx, 16(%rsp)\n"
-	"	movq %rcx, 24(%rsp)\n"
-	"	movq %r8, 32(%rsp)\n"
-	"	movq %r9, 40(%rsp)\n"
-	"	movq %rax, 48(%rsp)\n"
-	"	movaps %xmm0, 64(%rsp)\n"
-	"	movaps %xmm1, 80(%rsp)\n"
-	"	movaps %xmm2, 96(%rsp)\n"
-	"	movaps %xmm3, 112(%rsp)\n"
-	"	movaps %xmm4, 128(%rsp)\n"
-	"	movaps %xmm5, 144(%rsp)\n"
-	"	movaps %xmm6, 160(%rsp)\n"
-	"	movaps %xmm7, 176(%rsp)\n"
-	"	leaq 16(%rbx), %rdi\n"
-	"	movq 8(%rbx), %rsi\n"
+	"	pushq %rax\n"
+	"	pushq %rcx\n"
+	"	pushq %rdx\n"
+	"	pushq %rsi\n"
+	"	pushq %rdi\n"
+	"	pushq %r8\n"
+	"	pushq %r9\n"
+	"	leaq 64(%rsp), %rdi\n"
+	"	movq 56(%rsp), %rsi\n"
 	"	call rt_mcount_entry\n"
-	"	movq 0(%rsp), %rdi\n"
-	"	movq 8(%rsp), %rsi\n"
-	"	movq 16(%rsp), %rdx\n"
-	"	movq 24(%rsp), %rcx\n"
-	"	movq 32(%rsp), %r8\n"
-	"	movq 40(%rsp), %r9\n"
-	"	movq 48(%rsp), %rax\n"
-	"	movaps 64(%rsp), %xmm0\n"
-	"	movaps 80(%rsp), %xmm1\n"
-	"	movaps 96(%rsp), %xmm2\n"
-	"	movaps 112(%rsp), %xmm3\n"
-	"	movaps 128(%rsp), %xmm4\n"
-	"	movaps 144(%rsp), %xmm5\n"
-	"	movaps 160(%rsp), %xmm6\n"
-	"	movaps 176(%rsp), %xmm7\n"
-	"	movq %rbx, %rsp\n"
-	"	popq %rbx\n"
+	"	popq %r9\n"
+	"	popq %r8\n"
+	"	popq %rdi\n"
+	"	popq %rsi\n"
+	"	popq %rdx\n"
+	"	popq %rcx\n"
+	"	popq %rax\n"
 	"	ret\n"
 	".size __fentry__, .-__fentry__\n"
 	"\n"
@@ -232,22 +276,44 @@ __asm__(".text\n"
 	".globl rt_mcount_return\n"
 	".type rt_mcount_return, @function\n"
 	"rt_mcount_return:\n"
-	"	pushq %rbx\n"
-	"	movq %rsp, %rbx\n"
-	"	andq $-16, %rsp\n"
-	"	subq $48, %rsp\n"
-	"	movq %rax, 0(%rsp)\n"
-	"	movq %rdx, 8(%rsp)\n"
-	"	movaps %xmm0, 16(%rsp)\n"
-	"	movaps %xmm1, 32(%rsp)\n"
-	"	movq %rbx, %rdi\n"
+	"	pushq %rax\n"
+	"	pushq %rdx\n"
+	"	leaq 8(%rsp), %rdi\n"
 	"	call rt_mcount_exit\n"
 	"	movq %rax, %r11\n"
-	"	movq 0(%rsp), %rax\n"
-	"	movq 8(%rsp), %rdx\n"
-	"	movaps 16(%rsp), %xmm0\n"
-	"	movaps 32(%rsp), %xmm1\n"
-	"	movq %rbx, %rsp\n"
-	"	popq %rbx\n"
+	"	popq %rdx\n"
+	"	popq %rax\n"
 	"	jmp *%r11\n"
-	".size rt_mcount_return, .-rt_mcount_return\n");
+	".size rt_mcount_return, .-rt_mcount_return\n"
+	"\n"
+	".hidden rt_sse_call\n"
+	".globl rt_sse_call\n"
+	".type rt_sse_call, @function\n"
+	"rt_sse_call:\n"
+	"	pushq %rbp\n"
+	"	movq %rsp, %rbp\n"
+	"	andq $-16, %rsp\n"
+	"	subq $128, %rsp\n"
+	"	movaps %xmm0, 0(%rsp)\n"
+	"	movaps %xmm1, 16(%rsp)\n"
+	"	movaps %xmm2, 32(%rsp)\n"
+	"	movaps %xmm3, 48(%rsp)\n"
+	"	movaps %xmm4, 64(%rsp)\n"
+	"	movaps %xmm5, 80(%rsp)\n"
+	"	movaps %xmm6, 96(%rsp)\n"
+	"	movaps %xmm7, 112(%rsp)\n"
+	"	movq %rdi, %rax\n"
+	"	movq %rsi, %rdi\n"
+	"	call *%rax\n"
+	"	movaps 0(%rsp), %xmm0\n"
+	"	movaps 16(%rsp), %xmm1\n"
+	"	movaps 32(%rsp), %xmm2\n"
+	"	movaps 48(%rsp), %xmm3\n"
+	"	movaps 64(%rsp), %xmm4\n"
+	"	movaps 80(%rsp), %xmm5\n"
+	"	movaps 96(%rsp), %xmm6\n"
+	"	movaps 112(%rsp), %xmm7\n"
+	"	movq %rbp, %rsp\n"
+	"	popq %rbp\n"
+	"	ret\n"
+	".size rt_sse_call, .-rt_sse_call\n");

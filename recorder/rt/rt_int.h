@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include "tpp_rt_abi.h"
 
+/* From here on the runtime's own code never touches SSE
+ * registers, so the -pg trampolines need not save the traced code's. */
+#pragma GCC target("general-regs-only")
+
 #define RT_HIDDEN __attribute__((visibility("hidden")))
 #define RT_EXPORT __attribute__((visibility("default")))
 
@@ -30,31 +34,85 @@ struct rt_frame {
 	uint32_t flags;
 };
 
+/* Hot fields first: every hook touches only the first cache line. */
 struct rt_thread {
-	struct tpp_rt_slot *slot;
-	struct tpp_rt_rec *recs;
-	uint64_t mask, tail_cache;
-	uint64_t pop_upto; /* ring records faulted in so far */
-	struct rt_frame *stack; /* RT_STACK_MAX frames, mmap'd when the slot is claimed */
-	int depth, only_depth;
 	int busy;  /* a hook is running: a signal handler's hooks stay out */
-	int dead;  /* no slot, or the thread is exiting: record nothing */
-};
+	int depth;
+	uint64_t head;  /* records written (published to slot->head after each) */
+	uint64_t limit; /* below it a record needs no check: room and pages exist,
+			 * the slot is live and rt_plain holds; else 0 */
+	struct tpp_rt_rec *recs;
+	uint64_t mask;
+	struct rt_frame *stack; /* RT_STACK_MAX frames, mmap'd when the slot is claimed */
+	struct tpp_rt_slot *slot;
+	uint64_t tail_cache;
+	uint64_t pop_upto; /* ring records faulted in so far */
+	int only_depth;
+	int dead; /* no slot, or the thread is exiting: record nothing */
+} __attribute__((aligned(64)));
 
 extern struct tpp_rt_hdr *rt_hdr RT_HIDDEN;
+extern int rt_clock_tsc RT_HIDDEN;
+/* No -F/-N in this executable, no -D, no --min-duration, TSC clock: every
+ * call is recorded as it happens, which the hooks' fast paths rely on. */
+extern int rt_plain RT_HIDDEN;
 extern __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec"))) RT_HIDDEN;
 
-/* Claims a slot for the calling thread; 0 when none can be had. */
-int rt_claim(struct rt_thread *t) RT_HIDDEN;
-uint64_t rt_now(void) RT_HIDDEN;
+/* Calls fn(arg) with xmm0-7 saved around it. The -pg trampolines save only
+ * general registers and the hooks are compiled general-regs-only, so any
+ * path from a hook into libc (which may use SSE) goes through here. Like
+ * glibc's own _mcount, the upper halves of ymm/zmm are not preserved. */
+long rt_sse_call(long (*fn)(void *), void *arg) RT_HIDDEN;
+
+/* Claims a slot for the calling thread; 0 when none can be had. Via rt_sse_call from hooks. */
+long rt_claim(void *t) RT_HIDDEN;
+long rt_now_mono(void *unused) RT_HIDDEN;
+static inline __attribute__((always_inline)) uint64_t rt_now(void)
+{
+	if (__builtin_expect(rt_clock_tsc, 1))
+		return __builtin_ia32_rdtsc();
+	return (uint64_t)rt_sse_call(rt_now_mono, 0);
+}
 #define RT_POP_RECS 65536u /* records (1 MiB) faulted in per step */
-void rt_populate(struct rt_thread *t, uint64_t head) RT_HIDDEN;
+/* Faults in the ring ahead of t->head. Via rt_sse_call from hooks. */
+long rt_populate(void *t) RT_HIDDEN;
+/* Recomputes t->limit from the cached tail and the faulted-in extent. */
+void rt_set_limit(struct rt_thread *t) RT_HIDDEN;
+/* Marks the thread finished: no record is written after its exit time. */
+void rt_thread_stop(struct rt_thread *t) RT_HIDDEN;
 /* Activates -F/-N address filters when this process runs the filtered executable. */
 void rt_filters_init(void) RT_HIDDEN;
+
+/* Writes one record; 0 when it was dropped (ring full, counted, or thread done). */
+int rt_emit_slow(struct rt_thread *t, uint64_t ts, uint64_t word) RT_HIDDEN;
+/* User addresses on x86_64 stay below 2^57, clear of the kind bits. */
+static inline __attribute__((always_inline)) uint64_t rt_word(uint64_t addr, unsigned kind)
+{
+	return addr | ((uint64_t)kind << TPP_RT_KIND_SHIFT);
+}
+/* Only when t->head < t->limit. */
+static inline __attribute__((always_inline)) void rt_emit_fast(struct rt_thread *t, uint64_t ts, uint64_t word)
+{
+	uint64_t h = t->head;
+	struct tpp_rt_rec *r = &t->recs[h & t->mask];
+	r->ts = ts;
+	r->word = word;
+	t->head = h + 1;
+	/* The record is complete before the consumer can see it (a plain store on x86). */
+	__atomic_store_n(&t->slot->head, h + 1, __ATOMIC_RELEASE);
+}
+static inline int rt_emit(struct rt_thread *t, uint64_t ts, uint64_t addr, unsigned kind)
+{
+	if (__builtin_expect(t->head >= t->limit, 0))
+		return rt_emit_slow(t, ts, rt_word(addr, kind));
+	rt_emit_fast(t, ts, rt_word(addr, kind));
+	return 1;
+}
+
 /* Common entry/exit logic (rt_stack.c). */
 int rt_push(struct rt_thread *t, uint64_t addr, uintptr_t sp, uintptr_t ret, uint64_t ts) RT_HIDDEN;
 void rt_pop_emit(struct rt_thread *t, uint64_t ts, int kind) RT_HIDDEN;
-/* mcount's return trampoline (rt_mcount.c). */
+/* mcount's return trampoline (rt_hooks.c). */
 void rt_mcount_return(void) RT_HIDDEN;
 /* Restores every hijacked return address of t (before an unwinder walks the
  * stack) / hijacks again those of frames still live above sp. */

@@ -7,8 +7,8 @@
 
 #include "rt_int.h"
 
-#pragma GCC target("general-regs-only") /* hooks must not clobber the traced code's SSE registers */
 
+int rt_plain;
 static const struct tpp_rt_filter *rt_filt;
 static uint32_t rt_nfilt;
 static uint64_t rt_bias;
@@ -24,11 +24,14 @@ void rt_filters_init(void)
 {
 	struct tpp_rt_hdr *h = rt_hdr;
 	struct stat st;
+	rt_plain = !h->max_depth && !h->min_ticks && rt_clock_tsc;
 	if (!h->nfilter || stat("/proc/self/exe", &st) || st.st_dev != h->exe_dev || st.st_ino != h->exe_ino)
 		return;
 	dl_iterate_phdr(main_bias, &rt_bias);
 	rt_filt = (const struct tpp_rt_filter *)((const char *)h + h->filter_off);
 	rt_nfilt = h->nfilter > TPP_RT_FILTER_MAX ? TPP_RT_FILTER_MAX : h->nfilter;
+	if (rt_nfilt)
+		rt_plain = 0;
 }
 
 static uint32_t filter_flags(uint64_t addr)
@@ -47,22 +50,36 @@ static uint32_t filter_flags(uint64_t addr)
 	return 0;
 }
 
-static inline int emit(struct rt_thread *t, uint64_t ts, uint64_t addr, unsigned kind)
+void rt_set_limit(struct rt_thread *t)
+{
+	uint64_t n = t->mask + 1, lim = t->tail_cache + n;
+	/* rt_populate extends the faulted-in part once head is this close to its end. */
+	if (t->pop_upto < n && t->pop_upto - RT_POP_RECS < lim)
+		lim = t->pop_upto - RT_POP_RECS;
+	t->limit = t->dead || !rt_plain ? 0 : lim;
+}
+
+int rt_emit_slow(struct rt_thread *t, uint64_t ts, uint64_t word)
 {
 	struct tpp_rt_slot *s = t->slot;
-	uint64_t h = s->head;
-	if (h - t->tail_cache > t->mask) {
+	if (t->dead || !s)
+		return 0;
+	uint64_t h = t->head, n = t->mask + 1;
+	if (h - t->tail_cache >= n) {
 		t->tail_cache = __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE);
-		if (h - t->tail_cache > t->mask) {
+		if (h - t->tail_cache >= n) {
 			s->lost++;
+			rt_set_limit(t);
 			return 0;
 		}
 	}
-	if (__builtin_expect(!(h & (RT_POP_RECS - 1)), 0))
-		rt_populate(t, h);
+	if (t->pop_upto < n && h + RT_POP_RECS >= t->pop_upto)
+		rt_sse_call(rt_populate, t);
+	rt_set_limit(t);
 	struct tpp_rt_rec *r = &t->recs[h & t->mask];
 	r->ts = ts;
-	r->word = (addr & TPP_RT_ADDR_MASK) | ((uint64_t)kind << TPP_RT_KIND_SHIFT);
+	r->word = word;
+	t->head = h + 1;
 	__atomic_store_n(&s->head, h + 1, __ATOMIC_RELEASE);
 	return 1;
 }
@@ -77,7 +94,7 @@ static void emit_pending(struct rt_thread *t, int upto)
 		i--;
 	for (; i <= upto; i++) {
 		struct rt_frame *f = &t->stack[i];
-		if ((f->flags & (RT_F_WANT | RT_F_EMITTED)) == RT_F_WANT && emit(t, f->ts, f->addr, TPP_RT_ENTRY))
+		if ((f->flags & (RT_F_WANT | RT_F_EMITTED)) == RT_F_WANT && rt_emit(t, f->ts, f->addr, TPP_RT_ENTRY))
 			f->flags |= RT_F_EMITTED;
 	}
 }
@@ -93,7 +110,7 @@ void rt_pop_emit(struct rt_thread *t, uint64_t ts, int kind)
 	    ts - f->ts >= rt_hdr->min_ticks)
 		emit_pending(t, t->depth);
 	if (f->flags & RT_F_EMITTED)
-		emit(t, ts, f->addr, (unsigned)kind);
+		rt_emit(t, ts, f->addr, (unsigned)kind);
 }
 
 int rt_push(struct rt_thread *t, uint64_t addr, uintptr_t sp, uintptr_t ret, uint64_t ts)
@@ -116,7 +133,7 @@ int rt_push(struct rt_thread *t, uint64_t addr, uintptr_t sp, uintptr_t ret, uin
 	if (!(fl & RT_F_HIDE) && (!h->has_only || t->only_depth > 0 || !rt_nfilt) &&
 	    (!h->max_depth || t->depth <= h->max_depth)) {
 		fl |= RT_F_WANT;
-		if (!h->min_ticks && emit(t, ts, addr, TPP_RT_ENTRY))
+		if (!h->min_ticks && rt_emit(t, ts, addr, TPP_RT_ENTRY))
 			fl |= RT_F_EMITTED;
 	}
 	f->flags = fl;

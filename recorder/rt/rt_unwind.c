@@ -78,7 +78,7 @@ RT_EXPORT __attribute__((noreturn)) void pthread_exit(void *ret)
 		while (t->depth)
 			rt_pop_emit(t, ts, TPP_RT_UNWIND);
 		t->busy = 0;
-		t->dead = 1;
+		rt_thread_stop(t);
 	}
 	real(ret);
 	__builtin_unreachable();
