@@ -17,6 +17,10 @@ struct tinfo {
 	uint8_t is_addr[TPP_MAX_FIELDS]; /* symbolize this field */
 	uint8_t clash[TPP_MAX_FIELDS];   /* JSON key would repeat a common key */
 	char jkey[TPP_MAX_FIELDS][TPP_NAME_MAX + 8];
+	char tname[TPP_NAME_MAX * 4 + 4]; /* " name:" for text, control bytes escaped */
+	size_t tnlen;
+	char tkey[TPP_MAX_FIELDS][TPP_NAME_MAX + 4]; /* " name=" for text */
+	uint16_t tklen[TPP_MAX_FIELDS];
 };
 
 static void usage(FILE *f)
@@ -35,6 +39,13 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types)
 {
 	ti->ready = 1;
 	ti->namelen = strlen(t->name);
+	struct ofast tmp;
+	of_init(&tmp, -1);
+	of_ch(&tmp, ' ');
+	of_text(&tmp, t->name, ti->namelen < TPP_NAME_MAX ? ti->namelen : TPP_NAME_MAX);
+	of_ch(&tmp, ':');
+	memcpy(ti->tname, tmp.buf, tmp.len);
+	ti->tnlen = tmp.len;
 	ti->selected = 1;
 	if (types) {
 		ti->selected = 0;
@@ -48,6 +59,8 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types)
 	static const char *const common[] = {"ts", "cpu", "tid", "type", "task", "sym"};
 	for (unsigned i = 0; i < t->nfields; i++) {
 		ti->is_addr[i] = t->fields[i].type == TPP_F_U64 && is_addr_field(t->fields[i].name);
+		int kl = snprintf(ti->tkey[i], sizeof(ti->tkey[i]), " %s=", t->fields[i].name);
+		ti->tklen[i] = (uint16_t)(kl < (int)sizeof(ti->tkey[i]) ? kl : (int)sizeof(ti->tkey[i]) - 1);
 		int clash = 0;
 		for (size_t k = 0; k < sizeof(common) / sizeof(common[0]); k++)
 			clash |= !strcmp(t->fields[i].name, common[k]);
@@ -107,6 +120,9 @@ int cmd_dump(int argc, char **argv)
 	int rc = 0;
 	const struct tpp_event *ev;
 	int e;
+	int64_t last_tid = INT64_MIN;
+	const char *last_comm = NULL;
+	size_t last_comm_len = 0;
 	while ((e = tpp_iter_next(it, &ev)) != 0) {
 		if (e < 0) {
 			of_flush(o);
@@ -121,7 +137,13 @@ int cmd_dump(int argc, char **argv)
 			prep(t, ev->t, types);
 		if (!t->selected)
 			continue;
-		const char *comm = ev->tid >= 0 ? tpp_names_comm(nm, ev->tid) : NULL;
+		/* consecutive events mostly share a task: look its name up once */
+		if (ev->tid != last_tid) {
+			last_tid = ev->tid;
+			last_comm = ev->tid >= 0 ? tpp_names_comm(nm, ev->tid) : NULL;
+			last_comm_len = last_comm ? strlen(last_comm) : 0;
+		}
+		const char *comm = last_comm;
 		int32_t pid = -1;
 		if (fmt == OUT_TEXT) {
 			of_ts(o, ev->ts);
@@ -133,19 +155,15 @@ int cmd_dump(int argc, char **argv)
 				of_mem(o, " [---] ", 7);
 			}
 			if (comm)
-				of_text(o, comm, strlen(comm));
+				of_text(o, comm, last_comm_len);
 			else
 				of_ch(o, '?');
 			of_ch(o, '-');
 			of_i64(o, ev->tid);
-			of_ch(o, ' ');
-			of_text(o, ev->t->name, t->namelen);
-			of_ch(o, ':');
+			of_mem(o, t->tname, t->tnlen);
 			for (unsigned i = 0; i < ev->nvals; i++) {
 				const struct tpp_field_def *fd = &ev->t->fields[i];
-				of_ch(o, ' ');
-				of_str(o, fd->name);
-				of_ch(o, '=');
+				of_mem(o, t->tkey[i], t->tklen[i]);
 				switch (fd->type) {
 				case TPP_F_U64:
 					if (t->is_addr[i]) {
@@ -187,7 +205,7 @@ int cmd_dump(int argc, char **argv)
 			of_i64(o, ev->tid);
 			if (comm) {
 				of_mem(o, ", \"task\": ", 10);
-				of_json_str(o, comm, strlen(comm));
+				of_json_str(o, comm, last_comm_len);
 			}
 			of_mem(o, ", \"type\": ", 10);
 			of_json_str(o, ev->t->name, t->namelen);

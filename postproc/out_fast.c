@@ -31,10 +31,10 @@ static const char digits2[] = "0001020304050607080910111213141516171819202122232
 			      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 			      "8081828384858687888990919293949596979899";
 
-void of_u64(struct ofast *o, uint64_t v)
+/* Writes v's digits ending at end; returns where they start. */
+static inline char *digits(char *end, uint64_t v)
 {
-	char t[24];
-	char *p = t + sizeof(t);
+	char *p = end;
 	while (v >= 100) {
 		unsigned d = (unsigned)(v % 100) * 2;
 		v /= 100;
@@ -47,7 +47,17 @@ void of_u64(struct ofast *o, uint64_t v)
 	} else {
 		*--p = (char)('0' + v);
 	}
-	of_mem(o, p, (size_t)(t + sizeof(t) - p));
+	return p;
+}
+
+void of_u64(struct ofast *o, uint64_t v)
+{
+	char t[20];
+	char *p = digits(t + sizeof(t), v);
+	size_t n = (size_t)(t + sizeof(t) - p);
+	of_room(o, n);
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
 }
 
 void of_i64(struct ofast *o, int64_t v)
@@ -76,34 +86,51 @@ void of_hex(struct ofast *o, uint64_t v)
 void of_u64w(struct ofast *o, uint64_t v, int w)
 {
 	char t[24];
-	int n = 0;
-	while (n < w || v) {
-		t[sizeof(t) - 1 - n] = (char)('0' + v % 10);
-		v /= 10;
-		n++;
-		if (n >= (int)sizeof(t))
-			break;
-	}
-	of_mem(o, t + sizeof(t) - n, (size_t)n);
+	char *p = digits(t + sizeof(t), v);
+	while (t + sizeof(t) - p < w && p > t)
+		*--p = '0';
+	size_t n = (size_t)(t + sizeof(t) - p);
+	of_room(o, n);
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
 }
 
 void of_ts(struct ofast *o, uint64_t ns)
 {
-	of_u64(o, ns / 1000000000u);
-	of_ch(o, '.');
-	of_u64w(o, ns % 1000000000u, 9);
+	/* seconds, a dot, then exactly nine digits of nanoseconds */
+	char t[32];
+	char *end = t + sizeof(t);
+	uint32_t frac = (uint32_t)(ns % 1000000000u);
+	for (int i = 0; i < 4; i++) {
+		unsigned d = (frac % 100) * 2;
+		frac /= 100;
+		*--end = digits2[d + 1];
+		*--end = digits2[d];
+	}
+	*--end = (char)('0' + frac);
+	*--end = '.';
+	char *p = digits(end, ns / 1000000000u);
+	size_t n = (size_t)(t + sizeof(t) - p);
+	of_room(o, n);
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
 }
 
 void of_text(struct ofast *o, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f) {
-			char e[4] = {'\\', 'x', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15]};
-			of_mem(o, e, 4);
-		} else {
-			of_ch(o, (char)c);
-		}
+	size_t i = 0;
+	for (;;) {
+		/* copy the longest printable run at once */
+		size_t run = i;
+		while (run < n && (unsigned char)s[run] >= 0x20 && s[run] != 0x7f)
+			run++;
+		of_mem(o, s + i, run - i);
+		if (run == n)
+			return;
+		unsigned char c = (unsigned char)s[run];
+		char e[4] = {'\\', 'x', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15]};
+		of_mem(o, e, 4);
+		i = run + 1;
 	}
 }
 
