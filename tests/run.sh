@@ -9,6 +9,20 @@ results=$(mktemp); export TPP_RESULTS=$results
 builds=${TPP_BUILDS:-"$TOP/build $TOP/build-san"}
 [ "${TPP_NO_SAN:-0}" = 1 ] && builds=${builds%% *}
 only=${1:-}
+# A test program or file that dies before reporting its tally (a syntax
+# error, an unset variable, a crash) counts as one failure, never as nothing.
+run_one() {
+	local name=$1 before after
+	shift
+	before=$(wc -l < "$results")
+	(cd "$TOP" && "$@")
+	local rc=$?
+	after=$(wc -l < "$results")
+	if [ "$after" = "$before" ]; then
+		echo "not ok - $(basename "$name") ended (exit $rc) without reporting its results"
+		echo "0 1 0" >> "$results"
+	fi
+}
 for b in $builds; do
 	export TPP_B=$b
 	case $b in *san*) export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ;; esac
@@ -16,13 +30,13 @@ for b in $builds; do
 	for t in "$b"/tests/*; do
 		[ -x "$t" ] || continue
 		[ -n "$only" ] && [[ "$(basename "$t")" != *$only* ]] && continue
-		(cd "$TOP" && "$t")
+		run_one "$t" "$t"
 	done
 	for t in "$TOP"/tests/t-*.sh; do
 		[ -n "$only" ] && [[ "$(basename "$t")" != *$only* ]] && continue
 		# Slow end-to-end tests may opt out of the sanitizer pass.
 		if [[ "$b" == *san* ]] && grep -q '^# san: skip' "$t"; then continue; fi
-		bash "$t"
+		run_one "$t" bash "$t"
 	done
 done
 awk '{p+=$1; f+=$2; s+=$3} END {printf "%d passed, %d failed, %d skipped\n", p, f, s; exit (f > 0 || p == 0)}' "$results"
