@@ -8,24 +8,34 @@
 # Prints "name: value" lines: workload slowdown per tool, bytes per event,
 # recorder CPU time per million events, events captured vs the kernel's
 # count (the workload's own /proc counters: switches per thread, diskstats).
-# Knobs: ROUNDS (default 50000), IOS (default 3000), REPS (default 3).
+# Fair play: repetitions interleave the tools (rep 1 of every tool, then rep
+# 2 ...) so drifting background load hits all alike; the workload runs on
+# CPU 0 and every recorder (all its threads and children) on CPU 1; slowdowns
+# are medians, with the spread (min..max) over the repetitions beside them.
+# Knobs: ROUNDS (default 50000), IOS (default 3000), REPS (default 5).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=${TPP_B:-$TOP/build}
 TRACEREC=$B/tracerec TRACEPP=$B/tracepp S=$B/samples
-ROUNDS=${ROUNDS:-50000} IOS=${IOS:-3000} REPS=${REPS:-3}
+ROUNDS=${ROUNDS:-50000} IOS=${IOS:-3000} REPS=${REPS:-5}
 W=$(mktemp -d /tmp/tpp-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 have_tc=1 have_perf=1
 command -v trace-cmd >/dev/null || { have_tc=0; echo "# trace-cmd missing: its columns are skipped"; }
 command -v perf >/dev/null || { have_perf=0; echo "# perf missing: its columns are skipped"; }
 [ -d /sys/kernel/tracing/instances ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+# The interpreter itself, not a wrapper: a shim (pyenv's is a shell script
+# running helpers before it execs python) leaves its own children's CPU in
+# RUSAGE_CHILDREN, ~65 ms here, which was charged to every recorder.
+PY=$(python3 -c 'import sys; print(sys.executable)')
+# workload CPU and recorder CPU
+if [ "$(nproc)" -ge 2 ]; then WL_CPU=0 REC_PIN="taskset -c 1"; else WL_CPU=0 REC_PIN=; fi
 
 # bg_rusage OUTFILE CMD...: runs CMD in the background; when it exits, its
 # CPU time (user+sys, all its threads and waited-for children) goes to OUTFILE.
 bg_rusage() {
 	local out=$1; shift
-	python3 -c '
+	$REC_PIN "$PY" -c '
 import os, resource, signal, subprocess, sys
 p = subprocess.Popen(sys.argv[2:])
 for s in (signal.SIGINT, signal.SIGTERM):
@@ -111,26 +121,26 @@ tools="none tracerec"
 [ $have_perf = 1 ] && tools="$tools perf"
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-echo "# switch workload: w-pingpong $ROUNDS rounds pinned to CPU 0; io: w-odirect $IOS x 4 KiB"
+echo "# switch workload: w-pingpong $ROUNDS rounds on CPU $WL_CPU; io: w-odirect $IOS x 4 KiB on CPU $WL_CPU;" \
+	"recorders ${REC_PIN:-unpinned}; $REPS interleaved repetitions"
 for wl in switch io; do
-	for tool in $tools; do
-		: >"$W/times"; cpu_sum=0 ev_sum=0 bytes_sum=0 cap=0 want=0
-		for rep in $(seq "$REPS"); do
+	for tool in $tools; do : >"$W/times.$tool"; : >"$W/acc.$tool"; done
+	for rep in $(seq "$REPS"); do
+		for tool in $tools; do
 			f=$W/$tool.$wl.$rep; rm -f "$f" "$W/cpu"
 			start_tool $tool $([ $wl = switch ] && echo sched || echo block) "$f"
 			if [ $wl = switch ]; then
-				W_TIME=1 taskset -c 0 "$S/w-pingpong" "$ROUNDS" >"$W/out" 2>"$W/err"
-				awk '/^elapsed_ns/ {print $2}' "$W/err" >>"$W/times"
+				W_TIME=1 taskset -c $WL_CPU "$S/w-pingpong" "$ROUNDS" >"$W/out" 2>"$W/err"
+				awk '/^elapsed_ns/ {print $2}' "$W/err" >>"$W/times.$tool"
 			else
-				"$S/w-odirect" "$W/io.file" "$IOS" >"$W/out"
-				awk '{print $7 - $6}' "$W/out" >>"$W/times"
+				taskset -c $WL_CPU "$S/w-odirect" "$W/io.file" "$IOS" >"$W/out"
+				awk '{print $7 - $6}' "$W/out" >>"$W/times.$tool"
 			fi
 			stop_tool
 			[ $tool = none ] && continue
-			cpu_sum=$(awk -v a="$cpu_sum" -v b="$(cat "$W/cpu")" 'BEGIN {print a + b}')
-			n=$(nevents $tool "$f"); ev_sum=$((ev_sum + n))
-			bytes_sum=$((bytes_sum + $(stat -c %s "$f")))
+			n=$(nevents $tool "$f")
 			as_text $tool "$f" >"$W/txt"
+			cap=0 want=0
 			if [ $wl = switch ]; then
 				while read -r _ tid vol invol t; do
 					want=$((want + vol + invol))
@@ -138,15 +148,28 @@ for wl in switch io; do
 				done <"$W/out"
 			else
 				read -r _ maj min rd wr t0 t1 <"$W/out"
-				want=$((want + rd + wr))
-				cap=$((cap + $(awk -v d="$maj,$min" -v a="$t0" -v b="$t1" '$2 == "block_rq_complete" && $3 == d && $1 > a && $1 < b && $4 ~ /[RW]/' "$W/txt" | wc -l)))
+				want=$((rd + wr))
+				cap=$(awk -v d="$maj,$min" -v a="$t0" -v b="$t1" '$2 == "block_rq_complete" && $3 == d && $1 > a && $1 < b && $4 ~ /[RW]/' "$W/txt" | wc -l)
 			fi
+			# per rep: recorder CPU s, events, bytes, captured, kernel's count
+			echo "$(cat "$W/cpu") $n $(stat -c %s "$f") $cap $want" >>"$W/acc.$tool"
+			rm -f "$f"
 		done
-		t=$(median <"$W/times")
-		[ $tool = none ] && { base=$t; echo "$wl.none.workload_ms: $(awk -v t="$t" 'BEGIN {printf "%.1f", t / 1e6}')"; continue; }
+	done
+	base=$(median <"$W/times.none")
+	echo "$wl.none.workload_ms: $(awk -v t="$base" 'BEGIN {printf "%.1f", t / 1e6}')" \
+		"($(sort -n "$W/times.none" | awk 'NR == 1 {a = $1} END {printf "%.1f..%.1f", a / 1e6, $1 / 1e6}'))"
+	for tool in $tools; do
+		[ $tool = none ] && continue
+		t=$(median <"$W/times.$tool")
+		read -r cpu_sum ev_sum bytes_sum cap want < <(awk '{for (i = 1; i <= 5; i++) s[i] += $i}
+			END {printf "%.6f %d %d %d %d\n", s[1], s[2], s[3], s[4], s[5]}' "$W/acc.$tool")
 		echo "$wl.$tool.slowdown: $(awk -v t="$t" -v b="$base" 'BEGIN {printf "%.3f", t / b}')"
+		echo "$wl.$tool.slowdown_spread: $(sort -n "$W/times.$tool" | awk -v b="$base" 'NR == 1 {a = $1} END {printf "%.3f..%.3f", a / b, $1 / b}')"
 		echo "$wl.$tool.bytes_per_event: $(awk -v a="$bytes_sum" -v n="$ev_sum" 'BEGIN {printf "%.2f", n ? a / n : 0}')"
 		echo "$wl.$tool.cpu_s_per_Mevent: $(awk -v c="$cpu_sum" -v n="$ev_sum" 'BEGIN {printf "%.3f", n ? c / n * 1e6 : 0}')"
+		echo "$wl.$tool.cpu_ms_per_run: $(awk '{print $1 * 1000}' "$W/acc.$tool" | median)" \
+			"($(awk '{print $1 * 1000}' "$W/acc.$tool" | sort -n | awk 'NR == 1 {a = $1} END {printf "%.1f..%.1f", a, $1}'))"
 		echo "$wl.$tool.captured_vs_kernel: $cap/$want"
 		eval "r_${wl}_${tool//-/_}=\"$t $bytes_sum $ev_sum $cpu_sum\""
 	done
@@ -155,7 +178,8 @@ for wl in switch io; do
 		v=r_${wl}_${peer//-/_}; [ -n "${!v:-}" ] || continue
 		read -r tp bp np cp <<<"${!v}"
 		v=r_${wl}_tracerec; read -r tt bt nt ct <<<"${!v}"
-		echo "$wl.ratio_vs_$peer.overhead: $(awk -v a="$tt" -v b="$tp" -v z="$base" 'BEGIN {d = b - z; printf "%.2f", (d > 0 ? (a - z) / d : 0)}')"
+		# a peer whose median is not above the baseline gives no overhead to divide by
+		echo "$wl.ratio_vs_$peer.overhead: $(awk -v a="$tt" -v b="$tp" -v z="$base" 'BEGIN {d = b - z; if (d > 0) printf "%.2f", (a - z) / d; else print "n/a (peer within noise)"}')"
 		echo "$wl.ratio_vs_$peer.bytes_per_event: $(awk -v a="$bt" -v an="$nt" -v b="$bp" -v bn="$np" 'BEGIN {printf "%.2f", (a / an) / (b / bn)}')"
 		echo "$wl.ratio_vs_$peer.cpu_per_event: $(awk -v a="$ct" -v an="$nt" -v b="$cp" -v bn="$np" 'BEGIN {printf "%.2f", (a / an) / (b / bn)}')"
 	done

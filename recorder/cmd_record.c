@@ -806,10 +806,8 @@ static void cleanup(struct rec *r)
 		rd_free(r->rs);
 		r->rs = NULL;
 	}
-	if (r->ti.dir[0]) {
-		enable_events(r, "0");
+	if (r->ti.dir[0]) /* it disables every event of the instance in one write */
 		tfs_inst_destroy(&r->ti);
-	}
 	if (r->fs) {
 		func_session_free(r->fs);
 		r->fs = NULL;

@@ -3,8 +3,9 @@
  * writer thread. Readers never decode or compress: that is the writer's job,
  * so the work done on each traced CPU stays a page copy.
  *
- * Memory is fixed at start: pages_per_cpu buffers per CPU. When the pool is
- * empty a reader waits and the kernel's ring buffer absorbs the burst.
+ * Memory is bounded: at most pages_per_cpu buffers per CPU, allocated as
+ * first needed. When the pool is at its cap and empty a reader waits and the
+ * kernel's ring buffer absorbs the burst.
  * Loss: after each round a reader compares per_cpu/cpuN/stats (overrun +
  * dropped events) with the previous round and queues a lost record for the
  * difference, with the time window between the two rounds.

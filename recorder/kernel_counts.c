@@ -67,6 +67,15 @@ int kc_open(struct kc_set **out, const int *cpus, int ncpus, const struct kc_cou
 	return 0;
 }
 
+static void close_fds(struct kc_set *ks)
+{
+	for (int i = 0; i < ks->ncpus * ks->nids; i++)
+		if (ks->fds[i] >= 0) {
+			close(ks->fds[i]);
+			ks->fds[i] = -1;
+		}
+}
+
 static int each_leader(struct kc_set *ks, unsigned long req)
 {
 	for (int c = 0; c < ks->ncpus; c++)
@@ -98,6 +107,10 @@ int kc_disable(struct kc_set *ks)
 			memcpy(ks->count + c * ks->nids, buf + 1, (size_t)ks->nids * sizeof(uint64_t));
 	}
 	free(buf);
+	/* the last counter on a tracepoint unregisters the kernel's perf probe
+	 * (a text poke on every CPU, then an RCU wait): done now, while the
+	 * readers drain, rather than on the way out */
+	close_fds(ks);
 	return err;
 }
 
@@ -111,9 +124,7 @@ void kc_free(struct kc_set *ks)
 	if (!ks)
 		return;
 	if (ks->fds)
-		for (int i = 0; i < ks->ncpus * ks->nids; i++)
-			if (ks->fds[i] >= 0)
-				close(ks->fds[i]);
+		close_fds(ks);
 	free(ks->fds);
 	free(ks->count);
 	free(ks);

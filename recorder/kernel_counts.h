@@ -12,8 +12,8 @@
  *
  * Lifecycle: kc_open (creates the counters, disabled; the kernel arms the
  * tracepoints then, so kc_enable itself is cheap), kc_enable just before the
- * ring buffer starts, kc_disable just after it stops (reads every count),
- * kc_free. Errors: negative errno, nothing prints.
+ * ring buffer starts, kc_disable just after it stops (reads every count and
+ * closes the counters), kc_free. Errors: negative errno, nothing prints.
  * Ownership: the set owns its fds and arrays; kc_free releases them.
  */
 #ifndef TPP_REC_KERNEL_COUNTS_H
@@ -37,7 +37,8 @@ struct kc_counter {
  * -ENOENT for an unknown id, -EMFILE when out of fds. */
 int kc_open(struct kc_set **ks, const int *cpus, int ncpus, const struct kc_counter *what, int n);
 int kc_enable(struct kc_set *ks);
-/* Stops counting and reads the counts. */
+/* Stops counting, reads the counts and closes the counters (kc_count still
+ * answers; kc_enable no longer works). */
 int kc_disable(struct kc_set *ks);
 /* Count of what[ev] on cpus[ci], as read by kc_disable. */
 uint64_t kc_count(const struct kc_set *ks, int ci, int ev);

@@ -156,9 +156,9 @@ static int start_guard(struct tfs_inst *ti)
 	}
 	if (pid == 0) {
 		/* drop every other descriptor so we hold nothing of the recorder's */
-		for (int fd = 0; fd < 1024; fd++)
-			if (fd != p[0])
-				close(fd);
+		if (p[0] > 0)
+			close_range(0, (unsigned)p[0] - 1, 0);
+		close_range((unsigned)p[0] + 1, ~0u, 0);
 		prctl(PR_SET_NAME, "tracerec-guard");
 		guard_main(p[0], ti->dir);
 	}

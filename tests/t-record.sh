@@ -195,7 +195,7 @@ test_expect 'a call-heavy burst loses no function events (the runtime is drained
 	n=$("$TRACEPP" info calls.tpp | awk "/^events:/ {print \$2}")
 	l=$("$TRACEPP" info calls.tpp | awk "/^lost:/ {print \$2}")
 	echo "events $n lost $l"
-	# main, loop and 3000000 leaf calls: an entry and an exit each, and the thread's exit
+	# main, loop and 3000000 leaf calls: an entry and an exit each, and the exit of the thread
 	[ $st = 0 ] && [ "$n" = 6000005 ] && [ "$l" = 0 ]
 '
 
@@ -210,7 +210,7 @@ want = {\"a\": [\"__probe_ip\"], \"b\": [\"__probe_ip\"],
 seen = set()
 for line in sys.stdin:
     e = json.loads(line)
-    f = sorted(k for k in e if k not in (\"ts\", \"cpu\", \"tid\", \"task\", \"type\"))
+    f = sorted(k for k in e if k not in (\"ts\", \"cpu\", \"tid\", \"task\", \"type\", \"sym\"))
     print(e[\"type\"], f)
     assert want.get(e[\"type\"]) == f, e
     seen.add(e[\"type\"])
