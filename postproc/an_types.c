@@ -83,8 +83,11 @@ void an_types_init(struct an_types *ty, const struct tpp_reader *r)
 			continue;
 		struct an_tinfo *ti = &ty->t[t->id];
 		const char *name = t->name, *colon = strchr(name, ':');
+		/* tracerec names its probe group tpp_PID, so the probe fields,
+		 * not the group, say that this is a uprobe. */
 		int uprobe = (t->system && !strcmp(t->system, "uprobes")) ||
-			     !strncmp(name, "uprobes:", 8);
+			     !strncmp(name, "uprobes:", 8) || findf(t, "__probe_ip") >= 0 ||
+			     (findf(t, "__probe_func") >= 0 && findf(t, "__probe_ret_ip") >= 0);
 		if (colon)
 			name = colon + 1;
 		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "an_dwarf.h"
 #include "cli.h"
 #include "commands.h"
 #include "out_fast.h"
@@ -26,7 +27,8 @@ struct tinfo {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tracepp dump [--sorted] [--format=text|json] [--time-range=FROM,TO] [--type=NAME[,NAME..]]\n"
-		   "                    [--tid=TID] FILE\n");
+		   "                    [--tid=TID] [--srcline] FILE\n"
+		   "  --srcline  add FILE:LINE of addresses, from local binaries with the recorded build-id\n");
 }
 
 static int is_addr_field(const char *n)
@@ -74,12 +76,12 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types)
 
 int cmd_dump(int argc, char **argv)
 {
-	int fmt = OUT_TEXT, sorted = 0;
+	int fmt = OUT_TEXT, sorted = 0, srcline = 0;
 	const char *range = NULL, *types = NULL;
 	long tid_filter = -1;
 	static const struct option lo[] = {{"format", 1, 0, 'f'}, {"sorted", 0, 0, 's'}, {"time-range", 1, 0, 'r'},
 					   {"type", 1, 0, 't'},   {"tid", 1, 0, 'T'},    {"help", 0, 0, 'h'},
-					   {0, 0, 0, 0}};
+					   {"srcline", 0, 0, 'l'}, {0, 0, 0, 0}};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -92,6 +94,7 @@ int cmd_dump(int argc, char **argv)
 		case 'r': range = optarg; break;
 		case 't': types = optarg; break;
 		case 'T': tid_filter = strtol(optarg, NULL, 10); break;
+		case 'l': srcline = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -113,6 +116,12 @@ int cmd_dump(int argc, char **argv)
 	struct tinfo *ti = calloc(TPP_MAX_TYPES, sizeof(*ti));
 	struct ofast *o = malloc(sizeof(*o));
 	if (!ti || !o || tpp_names_open(&nm, r) || tpp_iter_open(&it, r, &io)) {
+		fprintf(stderr, "tracepp dump: out of memory\n");
+		return 1;
+	}
+	/* libdw is opened only when asked: it reads every matching binary */
+	struct an_dwarf *dw = NULL;
+	if (srcline && an_dwarf_open(&dw, r, NULL)) {
 		fprintf(stderr, "tracepp dump: out of memory\n");
 		return 1;
 	}
@@ -181,6 +190,11 @@ int cmd_dump(int argc, char **argv)
 							}
 							of_ch(o, '>');
 						}
+						const char *sl = dw ? an_dwarf_srcline(dw, pid, ev->v[i].u) : NULL;
+						if (sl) {
+							of_mem(o, " at ", 4);
+							of_str(o, sl);
+						}
 					} else {
 						of_u64(o, ev->v[i].u);
 					}
@@ -209,7 +223,7 @@ int cmd_dump(int argc, char **argv)
 			}
 			of_mem(o, ", \"type\": ", 10);
 			of_json_str(o, ev->t->name, t->namelen);
-			const char *sym = NULL;
+			const char *sym = NULL, *sl = NULL;
 			for (unsigned i = 0; i < ev->nvals; i++) {
 				const struct tpp_field_def *fd = &ev->t->fields[i];
 				of_mem(o, ", ", 2);
@@ -222,6 +236,7 @@ int cmd_dump(int argc, char **argv)
 						if (pid < 0)
 							pid = tpp_names_pid(nm, ev->tid);
 						sym = tpp_names_sym(nm, pid, ev->v[i].u, NULL);
+						sl = dw ? an_dwarf_srcline(dw, pid, ev->v[i].u) : NULL;
 					}
 					break;
 				case TPP_F_S64: of_i64(o, ev->v[i].i); break;
@@ -240,6 +255,10 @@ int cmd_dump(int argc, char **argv)
 				of_mem(o, ", \"sym\": ", 9);
 				of_json_str(o, sym, strlen(sym));
 			}
+			if (sl) {
+				of_mem(o, ", \"srcline\": ", 13);
+				of_json_str(o, sl, strlen(sl));
+			}
 			of_mem(o, "}\n", 2);
 		}
 		if (o->err)
@@ -254,6 +273,7 @@ int cmd_dump(int argc, char **argv)
 		rc = 1;
 	}
 	tpp_iter_close(it);
+	an_dwarf_close(dw);
 	tpp_names_close(nm);
 	tpp_r_close(r);
 	free(ti);

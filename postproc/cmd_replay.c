@@ -15,6 +15,7 @@
 #include "an_cli.h"
 #include "commands.h"
 #include "out_fast.h"
+#include "an_dwarf.h"
 
 static const char usage_text[] =
 	"usage: tracepp replay [OPTIONS] FILE\n"
@@ -25,6 +26,8 @@ static const char usage_text[] =
 	"  --min-duration=D     only calls lasting at least D (e.g. 10us)\n"
 	"  --time-range=FROM,TO only this window (absolute ns, or 1.5s,2s from the start)\n"
 	"  --no-kernel          no kernel events\n"
+	"  --srcline            file:line of each call, from local binaries or debug files\n"
+	"                       whose build-id matches the recorded one\n"
 	"  --format=text|json|csv\n";
 
 enum lkind { L_ENTRY, L_EXIT, L_LEAF, L_EVENT, L_ORPHAN, L_SCHED_IN };
@@ -41,7 +44,7 @@ struct line {
 	size_t name_len;
 	struct an_thread *th;
 	const struct an_frame *f; /* args */
-	int has_ret;
+	int has_ret, ret_signed;
 	uint64_t ret;
 	uint32_t flags;
 	const struct tpp_event *ev;
@@ -61,6 +64,18 @@ struct rp {
 	uint64_t nlines;
 	void (*emit)(struct rp *r, const struct line *l);
 	int err;
+	/* Uprobe entries' arguments as text ("path=\"/etc\", flags=0"), kept
+	 * from the event until the call's line is printed: a frame's node is
+	 * its slot + 1. Slots are reused, so steady state allocates nothing. */
+	struct utext {
+		char *s;
+		size_t len, cap;
+		uint32_t next_free;
+	} *ut;
+	size_t nut, caput;
+	uint32_t ut_free; /* slot + 1, 0 = none */
+	struct an_dwarf *dw; /* --srcline */
+	int want_srcline;
 };
 
 /* ---- text */
@@ -278,12 +293,34 @@ static void text_line(struct rp *r, const struct line *l)
 	case L_LEAF:
 		of_mem(o, l->name, l->name_len);
 		of_ch(o, '(');
-		for (int i = 0; l->f && i < l->f->nargs; i++) {
+		if (l->f && l->f->node) {
+			const struct utext *u = &r->ut[l->f->node - 1];
+			of_mem(o, u->s, u->len);
+		}
+		for (int i = 0; l->f && !l->f->node && i < l->f->nargs; i++) {
 			if (i)
 				of_str(o, ", ");
 			num(o, l->f->args[i]);
 		}
-		of_str(o, l->kind == L_ENTRY ? ") {" : ");");
+		if (l->kind == L_LEAF && l->has_ret) {
+			/* strace's "open(...) = 3" */
+			of_str(o, ") = ");
+			if (l->ret_signed)
+				of_i64(o, (int64_t)l->ret);
+			else
+				num(o, l->ret);
+			of_ch(o, ';');
+		} else {
+			of_str(o, l->kind == L_ENTRY ? ") {" : ");");
+		}
+		if (r->dw && l->f) {
+			const char *sl = an_dwarf_srcline(r->dw, l->th->pid, l->f->addr);
+			if (sl) {
+				of_str(o, " /* ");
+				of_str(o, sl);
+				of_str(o, " */");
+			}
+		}
 		break;
 	case L_EXIT:
 		of_mem(o, "} /* ", 5);
@@ -302,9 +339,12 @@ static void text_line(struct rp *r, const struct line *l)
 		text_fields(o, l->ev);
 		break;
 	}
-	if ((l->kind == L_LEAF || l->kind == L_EXIT) && l->has_ret) {
+	if (l->kind == L_EXIT && l->has_ret) {
 		of_str(o, " = ");
-		num(o, l->ret);
+		if (l->ret_signed)
+			of_i64(o, (int64_t)l->ret);
+		else
+			num(o, l->ret);
 	}
 	if (l->flags & AN_CALL_NORET)
 		of_str(o, " [no return]");
@@ -350,9 +390,23 @@ static void json_line(struct rp *r, const struct line *l)
 		}
 		of_ch(o, ']');
 	}
+	if (l->f && l->f->node && (l->kind == L_ENTRY || l->kind == L_LEAF)) {
+		of_str(o, ",\"args_text\":");
+		of_json_str(o, r->ut[l->f->node - 1].s, r->ut[l->f->node - 1].len);
+	}
+	if (r->dw && l->f && (l->kind == L_ENTRY || l->kind == L_LEAF)) {
+		const char *sl = an_dwarf_srcline(r->dw, l->th->pid, l->f->addr);
+		if (sl) {
+			of_str(o, ",\"srcline\":");
+			of_json_str(o, sl, strlen(sl));
+		}
+	}
 	if (l->has_ret) {
 		of_str(o, ",\"ret\":");
-		of_u64(o, l->ret);
+		if (l->ret_signed)
+			of_i64(o, (int64_t)l->ret);
+		else
+			of_u64(o, l->ret);
 	}
 	if (l->flags & AN_CALL_NORET)
 		of_str(o, ",\"noret\":true");
@@ -484,12 +538,103 @@ static int wanted(const struct rp *r, const struct an_thread *th)
 	return acli_task_wanted(r->c, th->tid, th->comm);
 }
 
+/* Appends v to u, growing it; 0 or -ENOMEM. */
+static int ut_put(struct utext *u, const char *v, size_t n)
+{
+	if (u->len + n + 1 > u->cap) {
+		size_t nc = u->cap ? u->cap : 64;
+		while (nc < u->len + n + 1)
+			nc *= 2;
+		char *ns = realloc(u->s, nc);
+		if (!ns)
+			return -ENOMEM;
+		u->s = ns;
+		u->cap = nc;
+	}
+	memcpy(u->s + u->len, v, n);
+	u->len += n;
+	return 0;
+}
+
+/* The arguments of a uprobe entry, named by their fields, strings quoted
+ * the way strace shows them (cut at 64 bytes). */
+static int ut_keep(struct rp *r, struct an_frame *f, const struct tpp_event *ev,
+		   const struct an_tinfo *ti)
+{
+	uint32_t k = r->ut_free;
+	if (k) {
+		r->ut_free = r->ut[k - 1].next_free;
+	} else {
+		if (an_grow(&r->ut, &r->caput, r->nut + 1, sizeof(*r->ut), 16))
+			return -ENOMEM;
+		memset(&r->ut[r->nut], 0, sizeof(*r->ut));
+		k = (uint32_t)++r->nut;
+	}
+	struct utext *u = &r->ut[k - 1];
+	u->len = 0;
+	f->node = k;
+	const struct tpp_type *t = ev->t;
+	int n = 0, e = 0;
+	for (int i = 0; t && i < ev->nvals && i < t->nfields; i++) {
+		const char *fn = t->fields[i].name;
+		if (!fn || i == ti->f[R_ADDR] || !strncmp(fn, "__probe", 7))
+			continue;
+		char b[48];
+		int bl;
+		e |= n++ ? ut_put(u, ", ", 2) : 0;
+		e |= ut_put(u, fn, strlen(fn));
+		e |= ut_put(u, "=", 1);
+		const union tpp_val *v = &ev->v[i];
+		switch (t->fields[i].type) {
+		case TPP_F_STR: {
+			size_t len = v->s.p ? strnlen(v->s.p, v->s.len) : 0;
+			e |= ut_put(u, "\"", 1);
+			for (size_t j = 0; j < len && j < 64; j++) {
+				char c = v->s.p[j];
+				if (c == '"' || c == '\\')
+					e |= ut_put(u, "\\", 1);
+				if ((unsigned char)c < 32 || c == 127)
+					c = '?';
+				e |= ut_put(u, &c, 1);
+			}
+			e |= ut_put(u, len > 64 ? "\"..." : "\"", len > 64 ? 4 : 1);
+			break;
+		}
+		case TPP_F_S64:
+			bl = snprintf(b, sizeof(b), "%" PRId64, v->i);
+			e |= ut_put(u, b, (size_t)bl);
+			break;
+		case TPP_F_U64:
+			bl = snprintf(b, sizeof(b), v->u < 100000 ? "%" PRIu64 : "0x%" PRIx64, v->u);
+			e |= ut_put(u, b, (size_t)bl);
+			break;
+		default:
+			e |= ut_put(u, "<bytes>", 7);
+		}
+	}
+	e |= ut_put(u, "", 0);
+	return e ? -ENOMEM : 0;
+}
+
+static void ut_release(struct rp *r, struct an_frame *f)
+{
+	r->ut[f->node - 1].next_free = r->ut_free;
+	r->ut_free = f->node;
+	f->node = 0;
+}
+
 static void on_entry(void *ctx, struct an_thread *th, const struct tpp_event *ev)
 {
-	(void)ev;
 	struct rp *r = ctx;
 	struct an_frame *f = &th->st[th->depth - 1];
 	f->user = 0;
+	if (ev->cpu >= 0) {
+		/* only uprobes come from CPU streams */
+		const struct an_tinfo *ti = an_ti(r->ty, ev);
+		th->cpu = ev->cpu;
+		if (ti->kind == AN_UENTRY && ut_keep(r, f, ev, ti))
+			r->err = -ENOMEM;
+	}
 	if (r->func) {
 		if (r->func_id == UINT32_MAX && !strcmp(an_func_name(r->syms, f->func), r->func))
 			r->func_id = f->func;
@@ -522,9 +667,16 @@ static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c,
 		l.f = f;
 		l.has_ret = c->has_ret;
 		l.ret = c->ret;
+		if (c->has_ret && ev) {
+			const struct an_tinfo *ti = an_ti(r->ty, ev);
+			l.ret_signed = ev->t && ti->f[R_RET] >= 0 &&
+				       ev->t->fields[(int)ti->f[R_RET]].type == TPP_F_S64;
+		}
 		l.flags = c->flags;
 		out(r, &l);
 	}
+	if (f->node)
+		ut_release(r, f);
 	if (r->func && f->func == r->func_id && th->user)
 		th->user--;
 }
@@ -631,6 +783,9 @@ static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
 		if (parse_duration(arg, "ns", &r->min_dur))
 			return acli_usage_error(c, "--min-duration: bad duration '%s' (e.g. 10us)", arg);
 		break;
+	case 'S':
+		r->want_srcline = 1;
+		break;
 	default: /* --no-kernel */
 		r->no_kernel = 1;
 	}
@@ -643,6 +798,7 @@ int cmd_replay(int argc, char **argv)
 					   {"depth", required_argument, 0, 'D'},
 					   {"min-duration", required_argument, 0, 'm'},
 					   {"no-kernel", no_argument, 0, 'K'},
+					   {"srcline", no_argument, 0, 'S'},
 					   {0, 0, 0, 0}};
 	struct rp r;
 	memset(&r, 0, sizeof(r));
@@ -665,6 +821,10 @@ int cmd_replay(int argc, char **argv)
 	r.o = o;
 	r.fmt = c.fmt;
 	r.emit = c.fmt == TBL_JSON ? json_line : c.fmt == TBL_CSV ? csv_line : text_line;
+	if (r.want_srcline && (rc = an_dwarf_open(&r.dw, c.r, NULL))) {
+		rc = acli_fail(&c, rc, NULL);
+		goto out;
+	}
 	if ((rc = an_syms_open(&r.syms, c.names)) ||
 	    (rc = an_pair_open(&r.pair, r.ty, r.syms, c.names, &rp_ops, &r))) {
 		rc = acli_fail(&c, rc, NULL);
@@ -692,6 +852,10 @@ int cmd_replay(int argc, char **argv)
 	acli_report_run(&c, &st);
 out:
 	tc_free();
+	for (size_t i = 0; i < r.nut; i++)
+		free(r.ut[i].s);
+	free(r.ut);
+	an_dwarf_close(r.dw);
 	an_pair_close(r.pair);
 	an_syms_close(r.syms);
 	free(o);

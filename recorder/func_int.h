@@ -39,6 +39,9 @@ int func_elf_is_elf(const char *path);
 struct func_probes;
 int func_probes_create(struct func_probes **pp, const struct func_opts *o, char *err, size_t errlen);
 void func_probes_names(struct func_probes *p, const char *const **names, size_t *n);
+/* The ELF files probes were placed in (resolved paths, owned by p): their
+ * symbol tables belong in the file even though no runtime address marks them. */
+void func_probes_paths(struct func_probes *p, const char *const **paths, size_t *n);
 /* Deletes every probe definition made; async-signal-safe (open/write/close). */
 void func_probes_remove(struct func_probes *p);
 void func_probes_free(struct func_probes *p);
@@ -55,6 +58,8 @@ int func_maps_read_proc(struct func_maps *m, int32_t pid);
 int func_maps_has(const struct func_maps *m, int32_t pid);
 /* A recorded address of pid: the ELF it falls in will get a symbol table. */
 void func_maps_mark(struct func_maps *m, int32_t pid, uint64_t addr);
+/* Marks every mapping of path, in every process, as recorded. */
+void func_maps_mark_path(struct func_maps *m, const char *path);
 /* Writes mmap records for every process, symtabs for every marked object. */
 int func_maps_write(struct func_maps *m, struct tpp_writer *w, uint64_t ts);
 

@@ -171,6 +171,14 @@ void func_maps_mark(struct func_maps *m, int32_t pid, uint64_t addr)
 		}
 }
 
+void func_maps_mark_path(struct func_maps *m, const char *path)
+{
+	for (size_t i = 0; i < m->n; i++)
+		for (size_t j = 0; j < m->p[i].n; j++)
+			if (!strcmp(m->p[i].m[j].path, path))
+				m->p[i].m[j].used = 1;
+}
+
 int func_maps_write(struct func_maps *m, struct tpp_writer *w, uint64_t ts)
 {
 	/* Build-ids and symbols are per file: look each path up once. */

@@ -24,6 +24,8 @@ struct func_probes {
 	char **remove; /* "-:group/event\n", precomputed for signal-safe removal */
 	int *is_k;
 	size_t n, cap;
+	char **paths; /* the binaries probed, once each */
+	size_t npaths;
 	unsigned max;
 };
 
@@ -33,6 +35,27 @@ void func_probes_names(struct func_probes *p, const char *const **names, size_t 
 {
 	*names = (const char *const *)p->names;
 	*n = p->n;
+}
+
+void func_probes_paths(struct func_probes *p, const char *const **paths, size_t *n)
+{
+	*paths = (const char *const *)p->paths;
+	*n = p->npaths;
+}
+
+static int path_add(struct func_probes *p, const char *path)
+{
+	for (size_t i = 0; i < p->npaths; i++)
+		if (!strcmp(p->paths[i], path))
+			return 0;
+	char **np = realloc(p->paths, (p->npaths + 1) * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	p->paths = np;
+	if (!(np[p->npaths] = strdup(path)))
+		return -ENOMEM;
+	p->npaths++;
+	return 0;
 }
 
 void func_probes_remove(struct func_probes *p)
@@ -69,6 +92,9 @@ void func_probes_free(struct func_probes *p)
 		if (p->remove)
 			free(p->remove[i]);
 	}
+	for (size_t i = 0; i < p->npaths; i++)
+		free(p->paths[i]);
+	free(p->paths);
 	free(p->names);
 	free(p->remove);
 	free(p->is_k);
@@ -234,9 +260,11 @@ static const char *fetch_type(Dwarf_Die *param)
 
 /* Fetch args for DWARF parameter names of func in path, appended to out.
  * Parameters of the SysV x86_64 ABI are in registers at the entry point,
- * whatever the optimisation level, so the index decides the register. */
+ * whatever the optimisation level, so the index decides the register.
+ * *ret gets the return value's fetch text: typed from DWARF so that an int
+ * -1 prints as -1, empty for a void function. */
 static int dwarf_args(const char *path, const char *func, const char *const *want, size_t nwant, char *out,
-		      size_t len, char *err, size_t errlen)
+		      size_t len, char *ret, size_t retlen, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -260,6 +288,11 @@ static int dwarf_args(const char *path, const char *func, const char *const *wan
 				    strcmp(dwarf_diename(&die), func) || !dwarf_hasattr(&die, DW_AT_low_pc))
 					continue;
 				found = 1;
+				const char *rt = fetch_type(&die);
+				if (!dwarf_hasattr(&die, DW_AT_type))
+					ret[0] = 0;
+				else if (rt && strcmp(rt, "string"))
+					func_fmt(ret, retlen, " ret=$retval:%s", rt);
 				Dwarf_Die p;
 				int idx = 0;
 				if (dwarf_child(&die, &p) != 0)
@@ -310,9 +343,10 @@ static int is_fetch(const char *a)
 
 /* The argument text for function name (from every -A that names it). */
 static int args_for(const struct func_opts *o, const char *path, const char *name, char *out, size_t len,
-		    char *err, size_t errlen)
+		    char *ret, size_t retlen, char *err, size_t errlen)
 {
 	out[0] = 0;
+	func_fmt(ret, retlen, " ret=$retval");
 	for (size_t i = 0; i < o->nargs; i++) {
 		const char *c = strchr(o->args[i], ':');
 		if (!c || (size_t)(c - o->args[i]) != strlen(name) || strncmp(o->args[i], name, strlen(name)))
@@ -334,7 +368,7 @@ static int args_for(const struct func_opts *o, const char *path, const char *nam
 				names[nn++] = t;
 			}
 		}
-		int r = nn ? dwarf_args(path, name, names, nn, out, len, err, errlen) : 0;
+		int r = nn ? dwarf_args(path, name, names, nn, out, len, ret, retlen, err, errlen) : 0;
 		free(list);
 		if (r < 0)
 			return r;
@@ -380,11 +414,11 @@ static int add_uprobes(struct func_probes *p, const struct func_opts *o, const c
 	size_t nm = 0;
 	for (long i = 0; i < n; i++)
 		nm += !fnmatch(glob_, es[i].name, 0);
-	int rc = 0;
+	int rc = nm ? path_add(p, path) : 0;
 	if (!nm) {
 		func_fmt(err, errlen, "-u %s: no function of %s matches '%s'", spec, path, glob_);
 		rc = -ENOENT;
-	} else {
+	} else if (!rc) {
 		rc = check_cap(p, 2 * nm, spec, err, errlen);
 	}
 	for (long i = 0; !rc && i < n; i++) {
@@ -393,9 +427,9 @@ static int add_uprobes(struct func_probes *p, const struct func_opts *o, const c
 		int64_t off = func_elf_file_offset(path, es[i].addr);
 		if (off < 0)
 			continue;
-		char ev[64], args[1024], line[PATH_MAX + 1200];
+		char ev[64], args[1024], ret[32], line[PATH_MAX + 1200];
 		event_name(p, es[i].name, ev, sizeof(ev));
-		rc = args_for(o, path, es[i].name, args, sizeof(args), err, errlen);
+		rc = args_for(o, path, es[i].name, args, sizeof(args), ret, sizeof(ret), err, errlen);
 		if (rc < 0)
 			break;
 		func_fmt(line, sizeof(line), "p:%s/%s %s:0x%llx%s\n", p->group, ev, path, (unsigned long long)off, args);
@@ -403,7 +437,7 @@ static int add_uprobes(struct func_probes *p, const struct func_opts *o, const c
 			break;
 		char rev[80];
 		func_fmt(rev, sizeof(rev), "%s__return", ev);
-		func_fmt(line, sizeof(line), "r:%s/%s %s:0x%llx ret=$retval\n", p->group, rev, path, (unsigned long long)off);
+		func_fmt(line, sizeof(line), "r:%s/%s %s:0x%llx%s\n", p->group, rev, path, (unsigned long long)off, ret);
 		if ((rc = probe_write(p->uprobe_events, line, err, errlen)) < 0 || (rc = probe_add(p, rev, 0)) < 0)
 			break;
 	}
@@ -435,14 +469,14 @@ static int add_kprobes(struct func_probes *p, const struct func_opts *o, const c
 		nm++;
 		if ((rc = check_cap(p, 2, glob_, err, errlen)) < 0)
 			break;
-		char ev[64], args[1024], def[1400];
+		char ev[64], args[1024], ret[32], def[1400];
 		event_name(p, sym, ev, sizeof(ev));
-		if ((rc = args_for(o, "/sys/kernel/btf/vmlinux", sym, args, sizeof(args), err, errlen)) < 0)
+		if ((rc = args_for(o, "/sys/kernel/btf/vmlinux", sym, args, sizeof(args), ret, sizeof(ret), err, errlen)) < 0)
 			break;
 		func_fmt(def, sizeof(def), "p:%s/%s %s%s\n", p->group, ev, sym, args);
 		if ((rc = probe_write(p->kprobe_events, def, err, errlen)) < 0 || (rc = probe_add(p, ev, 1)) < 0)
 			break;
-		func_fmt(def, sizeof(def), "r:%s/%s__return %s ret=$retval\n", p->group, ev, sym);
+		func_fmt(def, sizeof(def), "r:%s/%s__return %s%s\n", p->group, ev, sym, ret);
 		char rev[80];
 		func_fmt(rev, sizeof(rev), "%s__return", ev);
 		if ((rc = probe_write(p->kprobe_events, def, err, errlen)) < 0 || (rc = probe_add(p, rev, 1)) < 0)

@@ -322,15 +322,18 @@ int func_session_new(struct func_session **sp, const struct func_opts *o, const 
 		return r;
 	}
 	int inst = func_elf_instrumented(exe);
-	if (!inst) {
-		if (want_filters && !o->nuprobes) {
-			func_fmt(s->err, sizeof(s->err),
-				 "%s: not built with -pg or -finstrument-functions, so -F/-N/-D/--min-duration have nothing to act on",
-				 exe);
-			return -EINVAL;
-		}
-		return 0;
+	if (!inst && want_filters && !o->nuprobes) {
+		func_fmt(s->err, sizeof(s->err),
+			 "%s: not built with -pg or -finstrument-functions, so -F/-N/-D/--min-duration have nothing to act on",
+			 exe);
+		return -EINVAL;
 	}
+	/* Uprobes on a command still want the runtime, only for the memory
+	 * maps it copies from inside the process: a short program is gone
+	 * before the recorder sees its first probe hit and could read
+	 * /proc/PID/maps, and without maps no address gets a name. */
+	if (!inst && !o->nuprobes)
+		return 0;
 	r = find_rt_lib(s);
 	if (r < 0) {
 		func_fmt(s->err, sizeof(s->err), "libtpprt.so: not found next to tracerec (set TPP_RT_LIB)");
@@ -557,6 +560,13 @@ int func_finish(struct func_session *s, struct tpp_writer *w, uint32_t *next_str
 	for (size_t i = 0; i < s->capaddrs; i++)
 		if (s->addrs[i].used)
 			func_maps_mark(s->maps, s->addrs[i].pid, s->addrs[i].addr);
+	if (s->probes) {
+		const char *const *paths;
+		size_t np;
+		func_probes_paths(s->probes, &paths, &np);
+		for (size_t i = 0; i < np; i++)
+			func_maps_mark_path(s->maps, paths[i]);
+	}
 	r = func_maps_write(s->maps, w, mono_ns());
 	if (r < 0) {
 		func_fmt(s->err, sizeof(s->err), "writing maps and symbols: %s", tpp_w_error(w));

@@ -38,16 +38,23 @@ static int keep_line(const char *l, size_t len)
 	return memchr(l, '/', len) != NULL;
 }
 
+/* The runtime's own files are opened with raw system calls: a user who
+ * probes libc's open or read (-u libc:open) must see only the program's. */
+static int rt_open(const char *path, int flags)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags);
+}
+
 static void copy_maps(struct tpp_rt_proc *p)
 {
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int fd = rt_open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE); /* odd: being rewritten */
 	char buf[4096];
 	size_t have = 0, out = 0;
 	for (;;) {
-		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
+		ssize_t n = syscall(SYS_read, fd, buf + have, sizeof(buf) - have);
 		if (n <= 0)
 			break;
 		have += (size_t)n;
@@ -68,7 +75,7 @@ static void copy_maps(struct tpp_rt_proc *p)
 		if (have == sizeof(buf))
 			have = 0; /* a line longer than any path: drop it */
 	}
-	close(fd);
+	syscall(SYS_close, fd);
 	p->maps_len = (uint32_t)out;
 	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE);
 }
@@ -182,14 +189,14 @@ __attribute__((constructor(101))) static void rt_init(void)
 	const char *path = getenv(TPP_RT_ENV_SHM);
 	if (!path)
 		return;
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	int fd = rt_open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	struct stat st;
 	struct tpp_rt_hdr *h = MAP_FAILED;
 	if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(*h))
 		h = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
+	syscall(SYS_close, fd);
 	if (h == MAP_FAILED)
 		return;
 	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != TPP_RT_MAGIC || h->version != TPP_RT_VERSION ||
