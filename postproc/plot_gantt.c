@@ -93,9 +93,11 @@ static uint32_t colour(const struct cmap *c, uint64_t key)
 	return pale[hmap_hash(key) % (sizeof(pale) / sizeof(pale[0]))];
 }
 
-/* Functions ranked by total time in the traced thread. */
-static void rank_calls(const struct plot_model *m, struct cmap *c)
+/* Functions ranked by total time in the traced thread; the first (up to
+ * 16) addresses by rank go to top, their number is returned. */
+static size_t rank_calls(const struct plot_model *m, struct cmap *c, uint64_t top[16])
 {
+	size_t ntop = 0;
 	struct hmap ix;
 	struct plot_vec tot = {0}, addr = {0};
 	hmap_init(&ix);
@@ -119,11 +121,13 @@ static void rank_calls(const struct plot_model *m, struct cmap *c)
 		if (best == SIZE_MAX)
 			break;
 		hmap_put(&c->rank, addr.v[best], r);
+		top[ntop++] = addr.v[best];
 		tot.v[best] = UINT64_MAX;
 	}
 	hmap_free(&ix);
 	plot_vec_free(&tot);
 	plot_vec_free(&addr);
+	return ntop;
 }
 
 static const char *task_name(const struct plot_model *m, int32_t tid, char *buf, size_t len)
@@ -198,6 +202,8 @@ int plot_gantt(struct plot_model *m, struct plot_job *j, const struct plot_req *
 	size_t ntasks = 0, nrows = 0;
 	struct hmap rowof;
 	struct cmap cm;
+	uint64_t topf[16];
+	size_t ntopf = 0;
 	hmap_init(&rowof);
 	hmap_init(&cm.rank);
 	if (!top)
@@ -212,7 +218,7 @@ int plot_gantt(struct plot_model *m, struct plot_job *j, const struct plot_req *
 			hmap_put(&rowof, (uint32_t)top[i]->tid, (uint32_t)i);
 	}
 	if (bycall)
-		rank_calls(m, &cm);
+		ntopf = rank_calls(m, &cm, topf);
 	else
 		for (size_t i = 0; i < ntasks && i < 64; i++)
 			hmap_put(&cm.rank, (uint64_t)top[i]->tid, (uint32_t)i);
@@ -383,13 +389,19 @@ int plot_gantt(struct plot_model *m, struct plot_job *j, const struct plot_req *
 		fprintf(f, "set ytics %d\n", rows > 32 ? rows / 16 : 1);
 	}
 	fprintf(f, "set key outside right top font ',9' title '%s'\n",
-		bycall ? "" : "most CPU time");
+		bycall ? "most time" : "most CPU time");
 	fprintf(f, "plot '%s' using (($1+$2)/2):3:1:2:($3-0.4):($3+0.4):4 with boxxyerror "
 		   "fs solid 1.0 noborder lc rgb variable notitle", datname);
 	/* An empty data file would make gnuplot warn. */
 	if (nlabels)
 		fprintf(f, ", \\\n     '%s' using 1:2:3 with labels font ',8' tc rgb '#000000' notitle",
 			lblname);
+	/* Short calls are too narrow for a label: the legend names the
+	 * functions with the most time in the thread by their colours. */
+	for (size_t i = 0; bycall && i < ntopf && i < NLEGEND; i++) {
+		fprintf(f, ", \\\n     NaN with boxes fc rgb '#%06x' title ", colour(&cm, topf[i]));
+		plot_gp_str(f, call_name(m, topf[i], buf, sizeof(buf)));
+	}
 	if (!bycall) {
 		/* The legend names the busiest tasks with their colours. */
 		for (size_t i = 0; i < ntasks && i < NLEGEND; i++) {

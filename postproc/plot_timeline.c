@@ -213,9 +213,13 @@ int plot_timeline(struct plot_model *m, struct plot_job *j, const struct plot_re
 		fprintf(f, "plot ");
 		switch (k) {
 		case M_EVENTS:
+			/* gnuplot's default line colours repeat after eight: name
+			 * TOP_TYPES distinct ones, and a grey for the sum of the rest. */
 			for (size_t t = 0; t < ntop + (size_t)other; t++) {
-				fprintf(f, "%s'%s' using 1:%zu with steps lw 1.5 title ", t ? ", " : "",
-					datname, type_col + t);
+				static const char *const pal[TOP_TYPES] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+									   "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+				fprintf(f, "%s'%s' using 1:%zu with steps lw 1.5 lc rgb '%s' title ", t ? ", " : "",
+					datname, type_col + t, t < ntop ? pal[t] : "#7f7f7f");
 				plot_gp_str(f, t < ntop ? m->types[t].name : "other");
 			}
 			break;
