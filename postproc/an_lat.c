@@ -139,31 +139,44 @@ static void radix_sort(uint64_t *v, size_t n)
 		qsort(v, n, sizeof(*v), cmp_u64);
 		return;
 	}
-	size_t cnt[RADIX];
+	/* one read for every pass's counts: the passes then only scatter */
+	enum { NPASS = (64 + RADIX_BITS - 1) / RADIX_BITS };
+	size_t (*cnt)[RADIX] = calloc(NPASS, sizeof(*cnt));
+	if (!cnt) {
+		free(tmp);
+		qsort(v, n, sizeof(*v), cmp_u64);
+		return;
+	}
 	uint64_t or = 0, and = ~0ULL;
 	for (size_t i = 0; i < n; i++) {
-		or |= v[i];
-		and &= v[i];
+		uint64_t x = v[i];
+		or |= x;
+		and &= x;
+		for (unsigned k = 0; k < 3; k++)
+			cnt[k][(x >> (k * RADIX_BITS)) & (RADIX - 1)]++;
 	}
 	uint64_t *src = v, *dst = tmp;
-	for (unsigned sh = 0; sh < 64; sh += RADIX_BITS) {
+	for (unsigned k = 0; k < NPASS; k++) {
+		unsigned sh = k * RADIX_BITS;
 		if (!(((or ^ and) >> sh) & (RADIX - 1)))
 			continue;
-		memset(cnt, 0, sizeof(cnt));
-		for (size_t i = 0; i < n; i++)
-			cnt[(src[i] >> sh) & (RADIX - 1)]++;
+		size_t *c = cnt[k];
+		if (k >= 3) /* rare: values of 2^33 ns and more */
+			for (size_t i = 0; i < n; i++)
+				c[(src[i] >> sh) & (RADIX - 1)]++;
 		size_t sum = 0;
 		for (size_t i = 0; i < RADIX; i++) {
-			size_t c = cnt[i];
-			cnt[i] = sum;
-			sum += c;
+			size_t x = c[i];
+			c[i] = sum;
+			sum += x;
 		}
 		for (size_t i = 0; i < n; i++)
-			dst[cnt[(src[i] >> sh) & (RADIX - 1)]++] = src[i];
+			dst[c[(src[i] >> sh) & (RADIX - 1)]++] = src[i];
 		uint64_t *t = src;
 		src = dst;
 		dst = t;
 	}
+	free(cnt);
 	if (src != v)
 		memcpy(v, src, n * sizeof(*v));
 	free(tmp);

@@ -89,7 +89,8 @@ size_t an_nfuncs(const struct an_syms *s);
 #define AN_LAT_REL_ERR (1.0 / 128)
 struct an_lat {
 	uint64_t count, min, max;
-	long double sum;
+	/* exact integer sum: an x87 add per sample showed in profiles */
+	unsigned __int128 sum;
 	uint64_t log2[65]; /* [0]: value 0; [k]: 2^(k-1) <= v < 2^k */
 	uint64_t *v;       /* samples while exact */
 	size_t n, cap;
@@ -104,7 +105,7 @@ int an_lat_exact(const struct an_lat *l);
 uint64_t an_lat_pct(struct an_lat *l, double p);
 static inline uint64_t an_lat_avg(const struct an_lat *l)
 {
-	return l->count ? (uint64_t)(l->sum / l->count) : 0;
+	return l->count ? (uint64_t)((long double)l->sum / l->count) : 0;
 }
 /* JSON array [[lo, hi, count], ...] of the non-empty log2 buckets, malloc'd. */
 char *an_lat_hist_json(const struct an_lat *l);
