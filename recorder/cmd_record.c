@@ -724,20 +724,6 @@ static double cpu_seconds(void)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static uint64_t events_in_file(const char *path)
-{
-	struct tpp_reader *rd;
-	char msg[64];
-	uint64_t n = 0;
-	if (tpp_r_open(&rd, path, msg, sizeof(msg)) < 0)
-		return 0;
-	for (size_t i = 0; i < tpp_r_nchunks(rd); i++)
-		if (tpp_r_chunk(rd, i)->kind == TPP_C_EVENTS)
-			n += tpp_r_chunk(rd, i)->count;
-	tpp_r_close(rd);
-	return n;
-}
-
 static int finish_file(struct rec *r)
 {
 	int err = 0;
@@ -750,8 +736,11 @@ static int finish_file(struct rec *r)
 	}
 	if (!r->write_err && (err = kc_compare(r)) < 0)
 		writer_failed(r, err);
+	/* every event in the file: the kernel's and the function runtime's */
+	struct tpp_w_stats st;
+	tpp_w_stats(r->w, &st);
 	char ev[32], lo[32], ovr[32];
-	snprintf(ev, sizeof(ev), "%llu", (unsigned long long)r->events);
+	snprintf(ev, sizeof(ev), "%llu", (unsigned long long)st.events);
 	snprintf(lo, sizeof(lo), "%llu", (unsigned long long)r->lost);
 	snprintf(ovr, sizeof(ovr), "%llu",
 		 (unsigned long long)(r->o.flight && r->rs ? rd_overrun_total(r->rs) : 0));
@@ -761,18 +750,15 @@ static int finish_file(struct rec *r)
 			      stop_req ? "signal" : r->child_done ? "command-exit" : "duration"};
 	if (!r->write_err)
 		tpp_w_note(r->w, "record_end", 4, keys, vals);
-	struct tpp_w_stats st;
-	tpp_w_stats(r->w, &st);
-	err = tpp_w_close(r->w);
+	err = tpp_w_close_stats(r->w, &st);
 	r->w = NULL;
+	r->events = st.events_written; /* a chunk refused by a full disk or the cap is not there */
 	if (err < 0 && !r->write_err) {
 		fprintf(stderr, "tracerec: finishing %s: %s\n", r->o.out, tpp_strerror(err));
 		r->write_err = err;
 	}
 	struct stat fst;
 	uint64_t bytes = stat(r->o.out, &fst) == 0 ? (uint64_t)fst.st_size : st.file_bytes;
-	if (r->capped || r->write_err)
-		r->events = events_in_file(r->o.out); /* a refused chunk's events are not there */
 	if (r->capped)
 		fprintf(stderr, "tracerec: stopped: %s reached the --max-size cap\n", r->o.out);
 	char unst[200];

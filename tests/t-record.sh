@@ -236,4 +236,13 @@ test_expect 'tracerec list shows the groups and the kernel events' '
 	"$TRACEREC" list >l && grep -q "^groups: sched block net syscalls" l && grep -q "^sched:sched_switch$" l
 '
 
+test_expect 'the summary counts every event in the file, function events included' '
+	"$TRACEREC" record -e sched -o both.tpp -- "$S/s-chain-pg" > /dev/null 2> err; cat err
+	said=$(sed -n "s/^tracerec: \([0-9]*\) events,.*/\1/p" err)
+	info=$("$TRACEPP" info both.tpp | awk "/^events:/ {print \$2}")
+	funcs=$("$TRACEPP" info --format=json both.tpp | python3 -c "import json,sys; b=json.load(sys.stdin)[\"by_type\"]; print(b.get(\"func_entry\", 0))")
+	echo "summary $said, info $info, func_entry $funcs"
+	[ -n "$said" ] && [ "$said" = "$info" ] && [ "$funcs" -ge 4 ]
+'
+
 test_done
