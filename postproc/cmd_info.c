@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "out_fast.h"
+#include "table.h"
 
 struct scount {
 	uint32_t id;
@@ -17,31 +18,6 @@ struct scount {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tracepp info [--format=text|json] FILE\n");
-}
-
-static const char *human_bytes(double b, char *buf, size_t n)
-{
-	static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	int i = 0;
-	while (b >= 1024 && i < 4) {
-		b /= 1024;
-		i++;
-	}
-	snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", b, u[i]);
-	return buf;
-}
-
-static const char *human_ns(double ns, char *buf, size_t n)
-{
-	if (ns < 1e3)
-		snprintf(buf, n, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, n, "%.3f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, n, "%.3f ms", ns / 1e6);
-	else
-		snprintf(buf, n, "%.3f s", ns / 1e9);
-	return buf;
 }
 
 /* A JSON string literal: every text here comes from the (untrusted) file. */
@@ -207,16 +183,16 @@ int cmd_info(int argc, char **argv)
 			fprintf(f, " %s", in->argv[i]);
 		fprintf(f, "\nclock:        %s\n", in->clock ? in->clock : "?");
 		fprintf(f, "span:         %llu .. %llu ns (%s)\n", (unsigned long long)start, (unsigned long long)end,
-			human_ns((double)(end - start), b1, sizeof(b1)));
+			human_ns(b1, sizeof(b1), end - start));
 		fprintf(f, "events:       %llu in %llu chunks, %zu streams\n", (unsigned long long)events,
 			(unsigned long long)chunks, ns);
 		fprintf(f, "lost:         %llu\n", (unsigned long long)me->lost_total);
 		if (damaged)
 			fprintf(f, "damaged:      %llu chunks skipped\n", (unsigned long long)damaged);
 		fprintf(f, "size:         %s, %.2f bytes/event, compression %.2fx (%s raw)\n",
-			human_bytes((double)in->file_size, b1, sizeof(b1)),
+			human_bytes(b1, sizeof(b1), in->file_size),
 			events ? (double)in->file_size / (double)events : 0.0, stored ? (double)raw / (double)stored : 0.0,
-			human_bytes((double)raw, b2, sizeof(b2)));
+			human_bytes(b2, sizeof(b2), raw));
 		fprintf(f, "metadata:     %zu tasks, %zu maps, %zu symbol tables\n", me->ntasks, me->nmmaps,
 			me->nsymtabs);
 		fprintf(f, "\nby type:\n");
