@@ -52,8 +52,8 @@ t=$(wall "$TPP" dump --sorted "$W/s.tpp")
 dp=$(rate "$ev" "$t")
 line="b-analysis: sorted dump: tracepp $dp M ev/s ($ev events)"
 if command -v trace-cmd >/dev/null; then
-	# trace-cmd record insists on enabling ftrace, which some kernels refuse
-	if (cd "$W" && trace-cmd record -q -e sched -o "$W/tc.dat" "$B/samples/w-pingpong" "$ROUNDS" >/dev/null 2>&1) &&
+	# plain trace-cmd record fails on this kernel (EPERM on ftrace_enabled); -d --no-filter works
+	if (cd "$W" && trace-cmd record -q -d --no-filter -e sched -o "$W/tc.dat" "$B/samples/w-pingpong" "$ROUNDS" >/dev/null 2>&1) &&
 		[ -s "$W/tc.dat" ]; then
 		tev=$(trace-cmd report -i "$W/tc.dat" 2>/dev/null | grep -c 'sched_')
 		tt=$(wall trace-cmd report -i "$W/tc.dat")
