@@ -174,7 +174,9 @@ struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, in
 	switch (ti->kind) {
 	case AN_FENTRY:
 	case AN_UENTRY:
-		if (!(th = an_pair_thread(p, ev->tid))) {
+		/* the run's thread inline: a call per event showed in profiles */
+		th = p->last && p->last->tid == ev->tid ? p->last : an_pair_thread(p, ev->tid);
+		if (!th) {
 			*err = -ENOMEM;
 			return NULL;
 		}
@@ -183,7 +185,8 @@ struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, in
 		return th;
 	case AN_FEXIT:
 	case AN_URET:
-		if (!(th = an_pair_thread(p, ev->tid))) {
+		th = p->last && p->last->tid == ev->tid ? p->last : an_pair_thread(p, ev->tid);
+		if (!th) {
 			*err = -ENOMEM;
 			return NULL;
 		}

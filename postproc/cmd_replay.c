@@ -76,6 +76,8 @@ struct rp {
 	uint32_t ut_free; /* slot + 1, 0 = none */
 	struct an_dwarf *dw; /* --srcline */
 	int want_srcline;
+	const struct an_thread *w_th; /* wanted(): last thread asked, its answer */
+	int w_val;
 };
 
 /* ---- text */
@@ -109,7 +111,10 @@ static char *put_dur(char *p, uint64_t ns, int has)
 		whole /= 1000;
 		u++;
 	}
+	/* built right-aligned in b over spaces, so the column is one
+	 * fixed-size copy (a variable memcpy was a libc call per line) */
 	char b[32], *e = b + sizeof(b), *q = e;
+	memcpy(e - 16, "                ", 16);
 	q -= 3;
 	memcpy(q, unit[u], 3);
 	if (u) {
@@ -127,7 +132,7 @@ static char *put_dur(char *p, uint64_t ns, int has)
 	memcpy(q, d3[whole] + 3 - k, (size_t)k);
 	size_t n = (size_t)(e - q);
 	if (n < 11) {
-		memcpy(p + 11 - n, q, n);
+		memcpy(p, e - 11, 11);
 		return p + 11;
 	}
 	memcpy(p, q, n);
@@ -533,9 +538,15 @@ static void flush_frames(struct rp *r, struct an_thread *th, uint32_t upto)
 	}
 }
 
-static int wanted(const struct rp *r, const struct an_thread *th)
+static int wanted(struct rp *r, const struct an_thread *th)
 {
-	return acli_task_wanted(r->c, th->tid, th->comm);
+	/* a thread's tid and comm never change: the answer for the run's
+	 * thread is kept (twice per call showed in profiles) */
+	if (th != r->w_th) {
+		r->w_th = th;
+		r->w_val = acli_task_wanted(r->c, th->tid, th->comm);
+	}
+	return r->w_val;
 }
 
 /* Appends v to u, growing it; 0 or -ENOMEM. */
