@@ -1,7 +1,7 @@
 /* func — function entry/exit recording as the record loop sees it: the
  * compiled-in runtime (-pg / -finstrument-functions, preloaded) and dynamic
  * uprobes/kprobes. Owned by the function-tracing code (recorder/func_*.c);
- * the record command (recorder/cmd_record.c) only calls what is declared here.
+ * the record command (recorder/cmd_record.c and recorder/record_*.c) only calls what is declared here.
  *
  * Threading: every function here runs on the recorder's writer thread, the
  * only one that touches the tpp_writer. Errors: negative errno values; a

@@ -1,0 +1,110 @@
+/* The fired-vs-stored check: kernel counters (kernel_counts.h) count every
+ * event fired on the recorded CPUs; what the ring buffer did not deliver is
+ * written to the file as lost events and a "kernel_unstored" note. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "record.h"
+
+/* Whether every event fired should also be stored: only when nothing narrows
+ * the recording below "these events on these CPUs". Never fails the
+ * recording; without counters the summary says the check was not made. */
+void rec_counts_setup(struct rec *r)
+{
+	struct rec_opts *o = &r->o;
+	int filtered = 0;
+	for (size_t i = 0; i < r->ev.n; i++)
+		filtered |= r->ev.v[i].filter != NULL;
+	const char *why = !o->all && (o->npids || r->child) ? "only some tasks are recorded"
+			  : o->flight ? "flight-recorder mode overwrites by design"
+			  : filtered ? "--filter drops events on purpose"
+			  : !r->nkc ? "no kernel tracepoints" : NULL;
+	if (why) {
+		snprintf(r->kc_skip, sizeof(r->kc_skip), "%s", why);
+		return;
+	}
+	int top = 0;
+	for (int i = 0; i < r->ncpus; i++)
+		top = r->cpus[i] > top ? r->cpus[i] : top;
+	r->st_w = r->ev.n + 1;
+	r->stored = calloc((size_t)(top + 1) * r->st_w, sizeof(*r->stored));
+	int n = r->nkc;
+	if (r->kc_cs >= 0)
+		r->kc_what[n++] = (struct kc_counter){KC_SOFTWARE, KC_SW_CONTEXT_SWITCHES};
+	int err = r->stored ? kc_open(&r->kc, r->cpus, r->ncpus, r->kc_what, n) : -ENOMEM;
+	if (err)
+		snprintf(r->kc_skip, sizeof(r->kc_skip), "kernel counters: %s", strerror(-err));
+}
+
+/* Counting starts before the ring buffer and stops after it, so the kernel's
+ * count covers at least every stored event; the gap is a few syscalls. */
+void rec_counts_start(struct rec *r)
+{
+	r->kc_t0 = mono_ns();
+	int err = r->kc ? kc_enable(r->kc) : 0;
+	if (err)
+		snprintf(r->kc_skip, sizeof(r->kc_skip), "kernel counters: %s", strerror(-err));
+}
+
+void rec_counts_stop(struct rec *r)
+{
+	if (!r->kc || r->kc_read || r->kc_skip[0])
+		return;
+	int err = kc_disable(r->kc);
+	r->kc_t1 = mono_ns();
+	if (err)
+		snprintf(r->kc_skip, sizeof(r->kc_skip), "kernel counters: %s", strerror(-err));
+	else
+		r->kc_read = 1;
+}
+
+/* Fired minus stored, per CPU: written as lost events over the recording's
+ * window, less what the buffer already reported lost on that CPU (overruns
+ * are not attributed to a type, so per-type numbers may include them). */
+int rec_counts_compare(struct rec *r)
+{
+	if (!r->kc_skip[0] && (r->capped || r->write_err))
+		snprintf(r->kc_skip, sizeof(r->kc_skip), "the recording was cut short");
+	if (!r->kc_skip[0] && !r->kc_read)
+		snprintf(r->kc_skip, sizeof(r->kc_skip), "the counters were not read");
+	if (r->kc_skip[0])
+		return 0;
+	uint64_t per_type[r->nkc];
+	memset(per_type, 0, sizeof(per_type));
+	for (int ci = 0; ci < r->ncpus; ci++) {
+		int cpu = r->cpus[ci];
+		uint64_t d = 0;
+		for (int k = 0; k < r->nkc; k++) {
+			uint64_t fired = kc_count(r->kc, ci, k);
+			if (k == r->kc_cs && kc_count(r->kc, ci, r->nkc) > fired)
+				fired = kc_count(r->kc, ci, r->nkc);
+			uint64_t st = r->stored[(uint64_t)cpu * r->st_w + r->kc_tpp[k]];
+			if (fired > st) {
+				d += fired - st;
+				per_type[k] += fired - st;
+			}
+		}
+		d = d > r->cpu_lost[cpu] ? d - r->cpu_lost[cpu] : 0;
+		if (!d)
+			continue;
+		r->unstored += d;
+		int err = tpp_w_lost(r->w, (uint32_t)cpu, d, r->kc_t0, r->kc_t1);
+		if (err < 0)
+			return err;
+	}
+	const char *keys[r->nkc + 1], *vals[r->nkc + 1];
+	char kbuf[r->nkc + 1][200], vbuf[r->nkc + 1][24];
+	for (int k = 0; k < r->nkc; k++) {
+		const struct es_event *e = &r->ev.v[r->kc_tpp[k] - 1];
+		snprintf(kbuf[k], sizeof(kbuf[k]), "%s:%s", e->system, e->name);
+		snprintf(vbuf[k], sizeof(vbuf[k]), "%llu", (unsigned long long)per_type[k]);
+		keys[k] = kbuf[k];
+		vals[k] = vbuf[k];
+	}
+	snprintf(kbuf[r->nkc], sizeof(kbuf[0]), "total");
+	snprintf(vbuf[r->nkc], sizeof(vbuf[0]), "%llu", (unsigned long long)r->unstored);
+	keys[r->nkc] = kbuf[r->nkc];
+	vals[r->nkc] = vbuf[r->nkc];
+	return tpp_w_note(r->w, "kernel_unstored", (size_t)r->nkc + 1, keys, vals);
+}

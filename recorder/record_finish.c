@@ -1,0 +1,108 @@
+/* The end of a recording: the function session's last events, the
+ * fired-vs-stored notes, the closing "record_end" note, the summary line on
+ * stderr, and the release of everything the setup acquired. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <traceevent/kbuffer.h>
+#include "record.h"
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+int rec_finish_file(struct rec *r)
+{
+	int err = 0;
+	if (r->fs && !r->write_err) {
+		err = func_finish(r->fs, r->w, &r->next_stream);
+		if (err < 0 && err != -EFBIG) {
+			fprintf(stderr, "tracerec: %s\n", func_error(r->fs));
+			r->write_err = err;
+		}
+	}
+	if (!r->write_err && (err = rec_counts_compare(r)) < 0)
+		rec_writer_failed(r, err);
+	/* every event in the file: the kernel's and the function runtime's */
+	struct tpp_w_stats st;
+	tpp_w_stats(r->w, &st);
+	char ev[32], lo[32], ovr[32];
+	snprintf(ev, sizeof(ev), "%llu", (unsigned long long)st.events);
+	snprintf(lo, sizeof(lo), "%llu", (unsigned long long)r->lost);
+	snprintf(ovr, sizeof(ovr), "%llu",
+		 (unsigned long long)(r->o.flight && r->rs ? rd_overrun_total(r->rs) : 0));
+	const char *keys[] = {"events", "lost", "overwritten", "stopped_by"};
+	const char *vals[] = {ev, lo, ovr,
+			      r->capped ? "max-size" : r->write_err ? "error" :
+			      rec_stop_req ? "signal" : r->child_done ? "command-exit" : "duration"};
+	if (!r->write_err)
+		tpp_w_note(r->w, "record_end", 4, keys, vals);
+	err = tpp_w_close_stats(r->w, &st);
+	r->w = NULL;
+	r->events = st.events_written; /* a chunk refused by a full disk or the cap is not there */
+	if (err < 0 && !r->write_err) {
+		fprintf(stderr, "tracerec: finishing %s: %s\n", r->o.out, tpp_strerror(err));
+		r->write_err = err;
+	}
+	struct stat fst;
+	uint64_t bytes = stat(r->o.out, &fst) == 0 ? (uint64_t)fst.st_size : st.file_bytes;
+	if (r->capped)
+		fprintf(stderr, "tracerec: stopped: %s reached the --max-size cap\n", r->o.out);
+	char unst[200];
+	if (r->kc_skip[0])
+		snprintf(unst, sizeof(unst), "events fired but not stored: not checked (%s)",
+			 r->kc_skip);
+	else
+		snprintf(unst, sizeof(unst), "%llu events fired but not stored by the kernel",
+			 (unsigned long long)r->unstored);
+	if (!r->o.quiet)
+		fprintf(stderr,
+			"tracerec: %llu events, %llu lost, %llu bytes written to %s, "
+			"%.1f bytes/event, recorder CPU %.3f s, %s\n",
+			(unsigned long long)r->events, (unsigned long long)r->lost,
+			(unsigned long long)bytes, r->o.out,
+			r->events ? (double)bytes / (double)r->events : 0.0, cpu_seconds(), unst);
+	if (r->lost)
+		fprintf(stderr, "tracerec: warning: the kernel lost %llu events (buffer full); "
+				"raise -b\n", (unsigned long long)r->lost);
+	return r->write_err ? -1 : 0;
+}
+
+void rec_cleanup(struct rec *r)
+{
+	if (r->rs) {
+		rec_discard_pending(r);
+		rd_free(r->rs);
+		r->rs = NULL;
+	}
+	if (r->ti.dir[0]) /* it disables every event of the instance in one write */
+		tfs_inst_destroy(&r->ti);
+	if (r->fs) {
+		func_session_free(r->fs);
+		r->fs = NULL;
+	}
+	if (r->child && !r->child_done) {
+		if (r->go_fd >= 0) /* never started: let it go away */
+			close(r->go_fd), r->go_fd = -1;
+		rec_reap_child(r, 1);
+	}
+	if (r->kb)
+		kbuffer_free(r->kb);
+	kc_free(r->kc);
+	free(r->stored);
+	free(r->kc_what);
+	free(r->kc_tpp);
+	tn_release(&r->tn);
+	if (r->tc) {
+		tc_release(r->tc);
+		free(r->tc);
+	}
+	es_release(&r->ev);
+	rec_opts_free(&r->o);
+}
