@@ -5,9 +5,13 @@
 # CPU the stored switch-outs of real tasks (prev_pid != 0, always stored)
 # equal the switch-ins (next_pid != 0) stored plus those the recorder reports
 # unstored, within a margin: +2 for the task running when recording starts
-# (switched out, its switch-in unrecorded) and the one running at the end;
-# -4 for switches counted but not storable while the ring buffer is switched
-# on and off (the tracing_on writes can sleep on a mutex: measured up to 3).
+# (switched out, its switch-in unrecorded) and the one running at the end.
+# That side is the promise (nothing lost silently) and stays tight. The other
+# side is looser: the counters run from before tracing_on=1 to after
+# tracing_on=0, and those writes can block, so switches fired while the ring
+# buffer is off are counted too. The count errs only towards reporting more;
+# measured over 15 runs up to 16 of ~270 (6%): allowed 10% of the switch-outs
+# plus 4. Reading the counters exactly at the tracing_on edges would remove it.
 # san: skip
 . "$(dirname "$0")/lib.sh"
 S=$B/samples
@@ -52,7 +56,7 @@ test_expect 'nap workload (idles): stored switch-ins + reported unstored = switc
 	echo "cpu 1: outs $o, ins $i, unstored $lost; w-nap outs $to ins $ti (/proc $((v1 + n1)))" &&
 	total=$("$TRACEPP" info nap.tpp | awk "/^lost:/ {print \$2}") &&
 	grep -q "recorder CPU .*, $total events fired but not stored by the kernel" err &&
-	d=$((o - i - lost)) && [ $d -ge -4 ] && [ $d -le 2 ] &&
+	d=$((o - i - lost)) && [ $d -ge $((-4 - o / 10)) ] && [ $d -le 2 ] &&
 	[ "$to" -ge 200 ] && [ $((ti + lost)) -ge "$to" ]
 '
 
@@ -81,7 +85,7 @@ test_expect 'ping-pong pinned to one CPU (busy): switch-outs == /proc, missing s
 		# any switch-in not stored must be among those reported
 		[ "$to" = $((vol + invol)) ] && [ "$ti" -le "$to" ] && [ $((to - ti)) -le "$lost" ] &&
 		[ "$to" -ge 20000 ] || exit 1
-		d=$((o - i - lost)); [ $d -ge -4 ] && [ $d -le 2 ] || exit 1
+		d=$((o - i - lost)); [ $d -ge $((-4 - o / 10)) ] && [ $d -le 2 ] || exit 1
 	done <out
 '
 
