@@ -89,8 +89,11 @@ test_expect 'heatmap (cpu): busy time of all cells = on-CPU time replayed from t
 '
 
 # 3%: the recorder drops a few switches under load, and their place is inferred
+# As in t-analysis-sched.sh: idle->task switches the kernel did not store are
+# inferred, so an unlucky recording is retried (up to 3), same tolerance.
 test_expect 'gantt --exact: per-thread bar time = the kernel schedstat on-CPU time (within 3%)' '
 	cc -O1 -pthread -o w "$TOP/tests/analysis/w-schedstat.c" &&
+	for try in 1 2 3; do (
 	"$TRACEREC" record -q -a -e sched -o w.tpp -- ./w 3 300 >out 2>err && cat out &&
 	"$TRACEPP" plot w.tpp --type=gantt --exact -o g.png --keep 2>err && quiet err &&
 	t0=$(sed -n "s/.*t0_ns=\([0-9]*\).*/\1/p" g.bars.dat) &&
@@ -101,6 +104,7 @@ test_expect 'gantt --exact: per-thread bar time = the kernel schedstat on-CPU ti
 		echo "tid $tid: bars $got schedstat $on"
 		python3 -c "import sys; sys.exit(abs($got - $on) > 0.03 * $on)" || exit 1
 	done <out
+	) && exit 0; echo "try $try: outside the tolerance"; done; exit 1
 '
 
 test_expect 'hist: p50/p99 of wakeup and run-queue latency are the ones tracepp latency prints' '
