@@ -155,7 +155,9 @@ test_expect '-e syscalls and -e SUBSYS:NAME; task names are metadata' '
 '
 
 test_expect 'flight recorder keeps only the last N seconds, written at exit' '
-	"$TRACEREC" record -e sched -a --flight 1s -o fl.tpp -d 3 2>err &
+	# -b: room for more than a second of ping-pong per CPU, so the time bound,
+	# not the buffer size, decides what is kept (the default holds ~0.5 s)
+	"$TRACEREC" record -e sched -a --flight 1s -b 8192 -o fl.tpp -d 3 2>err &
 	rec=$!
 	( end=$((SECONDS + 3)); while [ $SECONDS -lt $end ]; do "$S/w-pingpong" 2000 >/dev/null; done )
 	wait $rec; st=$?; cat err; [ $st = 0 ] &&
