@@ -63,6 +63,7 @@ struct plot_type_series {
 #define PLOT_NBINS (PLOT_BINS_PER_DECADE * 11)
 int plot_lat_bin(uint64_t ns);
 double plot_bin_lo(int bin); /* ns */
+double plot_bin_hi(int bin); /* ns: the next bin's low edge; the last bin gets one step */
 
 struct plot_opts {
 	uint64_t interval;     /* bucket width, ns (timeline, latency heat map) */
@@ -155,6 +156,9 @@ int plot_job_init(struct plot_job *j, const char *out, int keep, int data_only);
  * remembers it. *name gets the file name relative to DIR (static buffer
  * of the job, valid until the next call). */
 FILE *plot_job_file(struct plot_job *j, const char *suffix, const char **name);
+/* Closes a data file or script from plot_job_file: 0, or -EIO with j->err
+ * naming it ("writing NAME: reason"). */
+int plot_data_close(struct plot_job *j, FILE *d, const char *name);
 /* Writes the terminal/output/common style lines for a figure of the given
  * height in pixels (at 1200 px width). */
 void plot_gp_prologue(FILE *f, const struct plot_job *j, int height_px);

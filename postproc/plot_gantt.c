@@ -295,8 +295,7 @@ int plot_gantt(struct plot_model *m, struct plot_job *j, const struct plot_req *
 		data_str(d, bycall ? call_name(m, g->key, buf, sizeof(buf)) : task_name(m, g->tid, buf, sizeof(buf)));
 		fputc('\n', d);
 	}
-	if (fclose(d)) {
-		snprintf(j->err, sizeof(j->err), "writing %s: %s", datname, strerror(errno));
+	if (plot_data_close(j, d, datname)) {
 		free(v);
 		free(top);
 		hmap_free(&cm.rank);
@@ -414,9 +413,5 @@ int plot_gantt(struct plot_model *m, struct plot_job *j, const struct plot_req *
 	free(v);
 	free(top);
 	hmap_free(&cm.rank);
-	if (fclose(f)) {
-		snprintf(j->err, sizeof(j->err), "writing the gnuplot script: %s", strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	return plot_data_close(j, f, "the gnuplot script");
 }

@@ -55,6 +55,14 @@ int plot_job_init(struct plot_job *j, const char *out, int keep, int data_only)
 	return 0;
 }
 
+int plot_data_close(struct plot_job *j, FILE *d, const char *name)
+{
+	if (!fclose(d))
+		return 0;
+	snprintf(j->err, sizeof(j->err), "writing %s: %s", name, strerror(errno));
+	return -EIO;
+}
+
 FILE *plot_job_file(struct plot_job *j, const char *suffix, const char **name)
 {
 	static char rel[1200];

@@ -39,10 +39,8 @@ static int cpu_heat(struct plot_model *m, struct plot_job *j, const struct plot_
 				frac > 1 ? 1 : frac, (unsigned long long)busy);
 		}
 	}
-	if (fclose(d)) {
-		snprintf(j->err, sizeof(j->err), "writing %s: %s", datname, strerror(errno));
+	if (plot_data_close(j, d, datname))
 		return -EIO;
-	}
 	FILE *f = plot_job_file(j, "gp", NULL);
 	if (!f)
 		return -EIO;
@@ -61,11 +59,7 @@ static int cpu_heat(struct plot_model *m, struct plot_job *j, const struct plot_
 		   "fs solid 1.0 noborder lc palette notitle\n",
 		   plot_sec(m, m->t1) > 0 ? plot_sec(m, m->t1) : iv, -0.5, ncpu - 0.5,
 		   ncpu > 32 ? ncpu / 16 : 1, datname);
-	if (fclose(f)) {
-		snprintf(j->err, sizeof(j->err), "writing the gnuplot script: %s", strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	return plot_data_close(j, f, "the gnuplot script");
 }
 
 static int lat_heat(struct plot_model *m, struct plot_job *j, const struct plot_req *q)
@@ -102,14 +96,12 @@ static int lat_heat(struct plot_model *m, struct plot_job *j, const struct plot_
 					continue;
 				fprintf(d, "%.9f %.9f %.6g %.6g %llu\n", (double)b * iv, (double)(b + 1) * iv,
 					plot_bin_lo(l) / 1e3,
-					(l + 1 < PLOT_NBINS ? plot_bin_lo(l + 1) : plot_bin_lo(l) * 1.2589) / 1e3,
+					plot_bin_hi(l) / 1e3,
 					(unsigned long long)c);
 			}
 	}
-	if (fclose(d)) {
-		snprintf(j->err, sizeof(j->err), "writing %s: %s", datname, strerror(errno));
+	if (plot_data_close(j, d, datname))
 		return -EIO;
-	}
 	FILE *f = plot_job_file(j, "gp", NULL);
 	if (!f)
 		return -EIO;
@@ -135,11 +127,7 @@ static int lat_heat(struct plot_model *m, struct plot_job *j, const struct plot_
 			plot_lat_name[k], datname, index[k]);
 	}
 	fprintf(f, "unset multiplot\n");
-	if (fclose(f)) {
-		snprintf(j->err, sizeof(j->err), "writing the gnuplot script: %s", strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	return plot_data_close(j, f, "the gnuplot script");
 }
 
 int plot_heatmap(struct plot_model *m, struct plot_job *j, const struct plot_req *q)

@@ -83,13 +83,11 @@ int plot_hist(struct plot_model *m, struct plot_job *j, const struct plot_req *q
 		for (int b = 0; b < PLOT_NBINS; b++)
 			if (cnt[b])
 				fprintf(d, "%.6g %.6g %llu\n", plot_bin_lo(b) / 1e3,
-					(b + 1 < PLOT_NBINS ? plot_bin_lo(b + 1) : plot_bin_lo(b) * 1.2589) / 1e3,
+					plot_bin_hi(b) / 1e3,
 					(unsigned long long)cnt[b]);
 	}
-	if (fclose(d)) {
-		snprintf(j->err, sizeof(j->err), "writing %s: %s", datname, strerror(errno));
+	if (plot_data_close(j, d, datname))
 		return -EIO;
-	}
 
 	FILE *f = plot_job_file(j, "gp", NULL);
 	if (!f)
@@ -129,9 +127,5 @@ int plot_hist(struct plot_model *m, struct plot_job *j, const struct plot_req *q
 			datname, index[k], plot_lat_name[k]);
 	}
 	fprintf(f, "unset multiplot\n");
-	if (fclose(f)) {
-		snprintf(j->err, sizeof(j->err), "writing the gnuplot script: %s", strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	return plot_data_close(j, f, "the gnuplot script");
 }

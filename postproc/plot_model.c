@@ -87,6 +87,11 @@ double plot_bin_lo(int bin)
 	return (double)bin_edge[bin];
 }
 
+double plot_bin_hi(int bin)
+{
+	return bin + 1 < PLOT_NBINS ? plot_bin_lo(bin + 1) : plot_bin_lo(bin) * 1.2589;
+}
+
 /* ------------------------------------------------------------- scanner */
 
 /* A map from a key to a timestamp, for requests in flight. */

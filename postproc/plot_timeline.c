@@ -157,10 +157,8 @@ int plot_timeline(struct plot_model *m, struct plot_job *j, const struct plot_re
 			fprintf(d, " %.6g", rest / iv);
 		fputc('\n', d);
 	}
-	if (fclose(d)) {
-		snprintf(j->err, sizeof(j->err), "writing %s: %s", datname, strerror(errno));
+	if (plot_data_close(j, d, datname))
 		return -EIO;
-	}
 
 	int npanels = 0;
 	for (int k = 0; k < M_N; k++)
@@ -263,9 +261,5 @@ int plot_timeline(struct plot_model *m, struct plot_job *j, const struct plot_re
 			fprintf(f, "unset logscale y\nset yrange [0:*]\nset format y '%%.1s%%c'\n");
 	}
 	fprintf(f, "unset multiplot\n");
-	if (fclose(f)) {
-		snprintf(j->err, sizeof(j->err), "writing the gnuplot script: %s", strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	return plot_data_close(j, f, "the gnuplot script");
 }
