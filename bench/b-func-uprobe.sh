@@ -11,16 +11,7 @@ set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-${TPP_B:-$TOP/build}}" && pwd); P=$B/samples/s-calls; NU=${NU:-20000}; RUNS=${RUNS:-15}
 TFS=/sys/kernel/tracing; G=ub$$; W=$(mktemp -d)
-off=$(python3 -c '
-import subprocess, sys
-out = subprocess.run(["readelf", "-Ws", sys.argv[1]], capture_output=True, text=True).stdout
-addr = [int(l.split()[1], 16) for l in out.splitlines() if l.split()[-1:] == ["leaf"]][0]
-ph = subprocess.run(["readelf", "-lW", sys.argv[1]], capture_output=True, text=True).stdout
-for l in ph.splitlines():
-    f = l.split()
-    if f and f[0] == "LOAD":
-        o, v, fs = int(f[1], 16), int(f[2], 16), int(f[4], 16)
-        if v <= addr < v + fs: print(hex(addr - v + o)); break' "$P")
+off=$(python3 "$TOP/bench/sym-offset.py" "$P" leaf)
 cleanup() { [ -d $TFS/instances/$G ] && { echo 0 >$TFS/instances/$G/events/$G/enable; rmdir $TFS/instances/$G; }
   grep -q "$G/" $TFS/uprobe_events && { echo "-:$G/leaf" >>$TFS/uprobe_events; echo "-:$G/leaf_ret" >>$TFS/uprobe_events; }; rm -rf $W; }
 trap cleanup EXIT

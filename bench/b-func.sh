@@ -98,16 +98,7 @@ print(ts[-1] - ts[0])'))
 done
 tr_u=$(printf '%s\n' "${ut[@]}" | median)
 # plain tracefs: one uprobe pair in a private instance, program wall time
-off=$(python3 -c '
-import subprocess, sys
-out = subprocess.run(["readelf", "-Ws", sys.argv[1]], capture_output=True, text=True).stdout
-addr = [int(l.split()[1], 16) for l in out.splitlines() if l.split()[-1:] == ["leaf"]][0]
-ph = subprocess.run(["readelf", "-lW", sys.argv[1]], capture_output=True, text=True).stdout
-for l in ph.splitlines():
-    f = l.split()
-    if f and f[0] == "LOAD":
-        o, v, fs = int(f[1], 16), int(f[2], 16), int(f[4], 16)
-        if v <= addr < v + fs: print(hex(addr - v + o)); break' "$P")
+off=$(python3 "$TOP/bench/sym-offset.py" "$P" leaf)
 echo "p:bfunc$$/leaf $P:$off" >>$TFS/uprobe_events
 echo "r:bfunc$$/leaf_ret $P:$off" >>$TFS/uprobe_events
 mkdir $TFS/instances/bfunc$$
