@@ -12,6 +12,10 @@ struct an_pair {
 	struct an_syms *syms;
 	const struct tpp_names *names;
 	const struct an_pair_ops *ops;
+	/* ops' callbacks, NULL when absent: one load each per event */
+	void (*on_entry)(void *ctx, struct an_thread *th, const struct tpp_event *ev);
+	void (*on_exit)(void *ctx, struct an_thread *th, const struct an_call *c,
+			const struct tpp_event *ev);
 	void *ctx;
 	struct hmap by_tid;
 	struct an_thread **th;
@@ -32,6 +36,8 @@ int an_pair_open(struct an_pair **p, const struct an_types *ty, struct an_syms *
 	(*p)->syms = syms;
 	(*p)->names = names;
 	(*p)->ops = ops;
+	(*p)->on_entry = ops ? ops->entry : NULL;
+	(*p)->on_exit = ops ? ops->exit : NULL;
 	(*p)->ctx = ctx;
 	return 0;
 }
@@ -87,11 +93,12 @@ struct an_thread *an_pair_thread(struct an_pair *p, int32_t tid)
 	return p->last = th;
 }
 
-static void close_top(struct an_pair *p, struct an_thread *th, uint64_t ts, uint32_t flags,
-		      const struct tpp_event *ev, const struct an_tinfo *ti)
+static inline __attribute__((always_inline)) void
+close_top(struct an_pair *p, struct an_thread *th, uint64_t ts, uint32_t flags,
+	  const struct tpp_event *ev, const struct an_tinfo *ti)
 {
 	struct an_frame *f = &th->st[th->depth - 1];
-	struct an_call c = {0};
+	struct an_call c;
 	c.entry_ts = f->ts;
 	c.exit_ts = ts > f->ts ? ts : f->ts;
 	c.dur = c.exit_ts - f->ts;
@@ -99,6 +106,8 @@ static void close_top(struct an_pair *p, struct an_thread *th, uint64_t ts, uint
 	c.offcpu = f->offcpu_ns;
 	c.depth = th->depth - 1;
 	c.flags = flags;
+	c.has_ret = 0;
+	c.ret = 0;
 	if (ev && ti && ti->f[R_RET] >= 0) {
 		c.has_ret = 1;
 		c.ret = ev->v[(int)ti->f[R_RET]].u;
@@ -108,8 +117,8 @@ static void close_top(struct an_pair *p, struct an_thread *th, uint64_t ts, uint
 		p->st.noret++;
 	if (flags & AN_CALL_UNWOUND)
 		p->st.unwound++;
-	if (p->ops && p->ops->exit)
-		p->ops->exit(p->ctx, th, &c, ev);
+	if (p->on_exit)
+		p->on_exit(p->ctx, th, &c, ev);
 	th->depth--;
 	if (th->depth) {
 		th->st[th->depth - 1].child_ns += c.dur;
@@ -117,44 +126,66 @@ static void close_top(struct an_pair *p, struct an_thread *th, uint64_t ts, uint
 	}
 }
 
-static int push(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
-		const struct an_tinfo *ti)
+/* close_top for the frames closed without their return. */
+static __attribute__((noinline)) void close_top_noret(struct an_pair *p, struct an_thread *th,
+						      uint64_t ts, uint32_t flags)
 {
-	if (th->depth == th->cap) {
-		uint32_t nc = th->cap ? th->cap * 2 : 32;
-		struct an_frame *n = realloc(th->st, nc * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		th->st = n;
-		th->cap = nc;
+	close_top(p, th, ts, flags, NULL, NULL);
+}
+
+static __attribute__((noinline)) int grow_stack(struct an_thread *th)
+{
+	uint32_t nc = th->cap ? th->cap * 2 : 32;
+	struct an_frame *n = realloc(th->st, nc * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	/* no function known in the new slots (see push) */
+	for (uint32_t i = th->cap; i < nc; i++) {
+		n[i].addr = 0;
+		n[i].func = UINT32_MAX;
 	}
+	th->st = n;
+	th->cap = nc;
+	return 0;
+}
+
+static inline int push(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
+		       const struct an_tinfo *ti)
+{
+	if (th->depth == th->cap && grow_stack(th))
+		return -ENOMEM;
 	struct an_frame *f = &th->st[th->depth++];
+	uint64_t addr = an_u(ev, ti, R_ADDR);
+	/* A slot keeps the function of the last frame it held: a loop calls
+	 * the same function at the same depth over and over, and (pid, addr)
+	 * always maps to the same id, so the lookup is skipped. */
+	if (f->addr != addr || f->func == UINT32_MAX) {
+		f->addr = addr;
+		f->func = an_func_id(p->syms, th->pid, addr);
+		if (f->func == UINT32_MAX)
+			return -ENOMEM;
+	}
 	/* every field set here: a memset of the frame showed in profiles */
-	f->addr = an_u(ev, ti, R_ADDR);
 	f->ts = ev->ts;
 	f->child_ns = f->offcpu_ns = 0;
 	f->node = f->user = 0;
-	f->func = an_func_id(p->syms, th->pid, f->addr);
-	if (f->func == UINT32_MAX)
-		return -ENOMEM;
 	f->nargs = ti->nargs;
 	for (int i = 0; i < ti->nargs; i++)
 		f->args[i] = ev->v[ti->f[R_ARG0] + i].u;
 	p->st.entries++;
-	if (p->ops && p->ops->entry)
-		p->ops->entry(p->ctx, th, ev);
+	if (p->on_entry)
+		p->on_entry(p->ctx, th, ev);
 	return 0;
 }
 
-static void ret(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
-		const struct an_tinfo *ti)
+/* A return that is not of the innermost frame: unwinding or an orphan. */
+static __attribute__((noinline)) void ret_slow(struct an_pair *p, struct an_thread *th,
+					       const struct tpp_event *ev,
+					       const struct an_tinfo *ti, uint64_t addr)
 {
-	p->st.returns++;
-	uint64_t addr = an_u(ev, ti, R_ADDR);
 	long k = (long)th->depth - 1;
-	if (ti->f[R_ADDR] >= 0 && addr)
-		while (k >= 0 && th->st[k].addr != addr)
-			k--;
+	while (k >= 0 && th->st[k].addr != addr)
+		k--;
 	if (k < 0) {
 		p->st.orphans++;
 		if (p->ops && p->ops->orphan)
@@ -162,44 +193,36 @@ static void ret(struct an_pair *p, struct an_thread *th, const struct tpp_event 
 		return;
 	}
 	while ((long)th->depth - 1 > k)
-		close_top(p, th, ev->ts, AN_CALL_UNWOUND, NULL, ti);
+		close_top_noret(p, th, ev->ts, AN_CALL_UNWOUND);
 	close_top(p, th, ev->ts, 0, ev, ti);
 }
 
-struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, int *err)
+static inline void ret(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
+		       const struct an_tinfo *ti)
 {
-	const struct an_tinfo *ti = an_ti(p->ty, ev);
+	p->st.returns++;
+	/* without an address (or its field) a return is the innermost
+	 * frame's; with one, nearly always too */
+	uint64_t addr = an_u(ev, ti, R_ADDR);
+	if (th->depth && (!addr || th->st[th->depth - 1].addr == addr))
+		close_top(p, th, ev->ts, 0, ev, ti);
+	else
+		ret_slow(p, th, ev, ti, addr);
+}
+
+/* The events other than entries and returns. */
+static __attribute__((noinline)) struct an_thread *
+feed_other(struct an_pair *p, const struct tpp_event *ev, const struct an_tinfo *ti)
+{
 	struct an_thread *th;
-	*err = 0;
 	switch (ti->kind) {
-	case AN_FENTRY:
-	case AN_UENTRY:
-		/* the run's thread inline: a call per event showed in profiles */
-		th = p->last && p->last->tid == ev->tid ? p->last : an_pair_thread(p, ev->tid);
-		if (!th) {
-			*err = -ENOMEM;
-			return NULL;
-		}
-		th->last_ts = ev->ts;
-		*err = push(p, th, ev, ti);
-		return th;
-	case AN_FEXIT:
-	case AN_URET:
-		th = p->last && p->last->tid == ev->tid ? p->last : an_pair_thread(p, ev->tid);
-		if (!th) {
-			*err = -ENOMEM;
-			return NULL;
-		}
-		th->last_ts = ev->ts;
-		ret(p, th, ev, ti);
-		return th;
 	case AN_FUNWIND:
 		/* The runtime saw the stack cut back (longjmp, exception): frames
 		 * deeper than the depth it reports never return. */
 		if ((th = lookup(p, ev->tid)) && ti->f[R_DEPTH] >= 0) {
 			uint64_t d = an_u(ev, ti, R_DEPTH);
 			while (th->depth > d)
-				close_top(p, th, ev->ts, AN_CALL_UNWOUND, NULL, ti);
+				close_top_noret(p, th, ev->ts, AN_CALL_UNWOUND);
 		}
 		return th;
 	case AN_SWITCH: {
@@ -221,7 +244,7 @@ struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, in
 	case AN_EXIT:
 		if ((th = lookup(p, (int32_t)an_u(ev, ti, R_PID)))) {
 			while (th->depth)
-				close_top(p, th, ev->ts, AN_CALL_NORET, NULL, ti);
+				close_top_noret(p, th, ev->ts, AN_CALL_NORET);
 			th->last_ts = ev->ts;
 		}
 		return NULL;
@@ -230,11 +253,69 @@ struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, in
 	}
 }
 
+/* Entries and returns each in a function of its own, tail-called from
+ * an_pair_feed: with both inlined there, every event paid for saving the
+ * registers either needs. */
+static __attribute__((noinline)) struct an_thread *
+feed_entry(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
+	   const struct an_tinfo *ti, int *err)
+{
+	*err = push(p, th, ev, ti);
+	return th;
+}
+
+static __attribute__((noinline)) struct an_thread *
+feed_return(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
+	    const struct an_tinfo *ti)
+{
+	ret(p, th, ev, ti);
+	return th;
+}
+
+#define ENTRY_KINDS (1u << AN_FENTRY | 1u << AN_UENTRY)
+#define RETURN_KINDS (1u << AN_FEXIT | 1u << AN_URET)
+_Static_assert(AN_NKINDS <= 32, "kinds as bits of an unsigned");
+
+/* A function event of another thread than the last one's. */
+static __attribute__((noinline)) struct an_thread *
+feed_new_thread(struct an_pair *p, const struct tpp_event *ev, const struct an_tinfo *ti,
+		int *err)
+{
+	struct an_thread *th = an_pair_thread(p, ev->tid);
+	if (!th) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	th->last_ts = ev->ts;
+	if (ENTRY_KINDS >> ti->kind & 1)
+		return feed_entry(p, th, ev, ti, err);
+	return feed_return(p, th, ev, ti);
+}
+
+/* Only tail calls here, so that the common events cost no register
+ * saving. */
+struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, int *err)
+{
+	const struct an_tinfo *ti = an_ti(p->ty, ev);
+	unsigned kind = ti->kind;
+	*err = 0;
+	if (!((ENTRY_KINDS | RETURN_KINDS) >> kind & 1))
+		return feed_other(p, ev, ti);
+	/* the run's thread inline: a call per event showed in profiles */
+	struct an_thread *th = p->last;
+	if (__builtin_expect(!th || th->tid != ev->tid, 0))
+		return feed_new_thread(p, ev, ti, err);
+	th->last_ts = ev->ts;
+	if (ENTRY_KINDS >> kind & 1)
+		return feed_entry(p, th, ev, ti, err);
+	return feed_return(p, th, ev, ti);
+}
+
 void an_pair_finish(struct an_pair *p)
 {
 	for (size_t i = 0; i < p->nth; i++)
 		while (p->th[i]->depth)
-			close_top(p, p->th[i], p->th[i]->last_ts, AN_CALL_NORET, NULL, NULL);
+			close_top_noret(p, p->th[i], p->th[i]->last_ts, AN_CALL_NORET);
 }
 
 void an_pair_stats(const struct an_pair *p, struct an_pair_stats *st)
