@@ -135,7 +135,8 @@ struct an_thread {
 	uint64_t last_ts;
 	const char *comm;    /* task name from the file's metadata, or NULL */
 	uint32_t user, user2; /* free for the consumer */
-	uint32_t label_len;  /* free for the consumer (replay: "comm-tid") */
+	uint32_t label_len;  /* free for the consumer (replay: "CPU comm-tid") */
+	int32_t label_cpu;
 	char label[40];
 };
 struct an_call {

@@ -78,29 +78,39 @@ struct rp {
 	int want_srcline;
 	const struct an_thread *w_th; /* wanted(): last thread asked, its answer */
 	int w_val;
+	/* w_th when it is wanted and lines are plain: on_exit_'s fast way */
+	const struct an_thread *plain_th;
+	int fast_text;      /* text without --srcline: call lines from ftail */
+	int plain;          /* fast_text, and no --func, --depth, --min-duration */
+	/* The line prefix "S.mmmuuu" of the last timestamp printed: lines come
+	 * tens of ns apart, so most share it and only the ns digits change. */
+	uint64_t ts_us;
+	uint32_t ts_pre_len;
+	char ts_pre[32];
+	/* Per function id: the ends of its call lines (leaf, entry and exit
+	 * forms) rendered once, padded so they are copied in 16-byte pieces. */
+	struct ftail {
+		char *s[3];  /* by enum lkind: L_ENTRY, L_EXIT, L_LEAF */
+		uint32_t len[3];
+	} *ft;
+	size_t nft;
 };
 
 /* ---- text */
 
 /* Three decimal digits per lookup, [3] = how many are significant: the
  * timestamp and duration columns are most of the text written, and chains
- * of divisions by 10 showed in profiles. Filled by d3_init(). */
-static char d3[1000][4];
-
-static void d3_init(void)
-{
-	for (int i = 0; i < 1000; i++) {
-		d3[i][0] = (char)('0' + i / 100);
-		d3[i][1] = (char)('0' + i / 10 % 10);
-		d3[i][2] = (char)('0' + i % 10);
-		d3[i][3] = (char)(i >= 100 ? 3 : i >= 10 ? 2 : 1);
-	}
-}
+ * of divisions by 10 showed in profiles. d3s: the same, space-padded.
+ * Filled by d3_init(). */
+static char d3[1000][4], d3s[1000][4];
+/* Durations under 1 us, the most common, as their column and " | ". */
+static char dur_ns[1000][16];
+static const char spaces[32] = "                                ";
 
 /* The duration column, 11 wide, right-aligned, into p; returns the end. */
-static char *put_dur(char *p, uint64_t ns, int has)
+static char *put_dur_col(char *p, uint64_t ns, int has)
 {
-	memcpy(p, "           ", 11);
+	memcpy(p, spaces, 11);
 	if (!has)
 		return p + 11;
 	static const char unit[][4] = {" ns", " us", " ms", "  s"};
@@ -114,7 +124,7 @@ static char *put_dur(char *p, uint64_t ns, int has)
 	/* built right-aligned in b over spaces, so the column is one
 	 * fixed-size copy (a variable memcpy was a libc call per line) */
 	char b[32], *e = b + sizeof(b), *q = e;
-	memcpy(e - 16, "                ", 16);
+	memcpy(e - 16, spaces, 16);
 	q -= 3;
 	memcpy(q, unit[u], 3);
 	if (u) {
@@ -127,9 +137,10 @@ static char *put_dur(char *p, uint64_t ns, int has)
 		memcpy(q, d3[whole % 1000], 3);
 		whole /= 1000;
 	}
-	int k = d3[whole][3];
-	q -= k;
-	memcpy(q, d3[whole] + 3 - k, (size_t)k);
+	/* the leading digits padded with spaces: the bytes before q are
+	 * either spaces or not copied */
+	memcpy(q - 3, d3s[whole], 3);
+	q -= d3[whole][3];
 	size_t n = (size_t)(e - q);
 	if (n < 11) {
 		memcpy(p, e - 11, 11);
@@ -137,6 +148,35 @@ static char *put_dur(char *p, uint64_t ns, int has)
 	}
 	memcpy(p, q, n);
 	return p + n;
+}
+
+/* The duration column and the " | " after it; returns the end. */
+static inline char *put_dur(char *p, uint64_t ns, int has)
+{
+	if (has && ns < 1000) {
+		memcpy(p, dur_ns[ns], 16);
+		return p + 14;
+	}
+	p = put_dur_col(p, ns, has);
+	memcpy(p, " | ", 3);
+	return p + 3;
+}
+
+static void d3_init(void)
+{
+	for (int i = 0; i < 1000; i++) {
+		d3[i][0] = (char)('0' + i / 100);
+		d3[i][1] = (char)('0' + i / 10 % 10);
+		d3[i][2] = (char)('0' + i % 10);
+		d3[i][3] = (char)(i >= 100 ? 3 : i >= 10 ? 2 : 1);
+		memcpy(d3s[i], d3[i], 4);
+		for (int k = 0; k < 3 - d3[i][3]; k++)
+			d3s[i][k] = ' ';
+	}
+	for (int i = 0; i < 1000; i++) {
+		memset(dur_ns[i], ' ', sizeof(dur_ns[i]));
+		memcpy(put_dur_col(dur_ns[i], (uint64_t)i, 1), " | ", 3);
+	}
 }
 
 static void num(struct ofast *o, uint64_t v)
@@ -228,11 +268,12 @@ static void text_fields(struct ofast *o, const struct tpp_event *ev)
 }
 
 
-/* "S.NNNNNNNNN " into p (seconds unpadded); returns the end. */
-static char *put_ts(char *p, uint64_t ns)
+/* "S.mmmuuu" of us microseconds (seconds unpadded) into r->ts_pre. */
+static void ts_prefix(struct rp *r, uint64_t us)
 {
-	uint64_t sec = ns / 1000000000u;
-	uint32_t frac = (uint32_t)(ns % 1000000000u);
+	char *p = r->ts_pre;
+	uint64_t sec = us / 1000000u;
+	uint32_t frac = (uint32_t)(us % 1000000u);
 	if (sec < 1000) {
 		int k = d3[sec][3];
 		memcpy(p, d3[sec] + 3 - k, (size_t)k);
@@ -248,50 +289,148 @@ static char *put_ts(char *p, uint64_t ns)
 			*p++ = t[--n];
 	}
 	*p = '.';
-	uint32_t lo = frac % 1000000u;
-	memcpy(p + 1, d3[frac / 1000000u], 3);
-	memcpy(p + 4, d3[lo / 1000u], 3);
-	memcpy(p + 7, d3[lo % 1000u], 3);
-	p[10] = ' ';
-	return p + 11;
+	memcpy(p + 1, d3[frac / 1000u], 3);
+	memcpy(p + 4, d3[frac % 1000u], 3);
+	r->ts_pre_len = (uint32_t)(p + 7 - r->ts_pre);
+	r->ts_us = us;
 }
 
-/* The "comm-tid" column, padded, rendered once per thread. */
-static void label(struct an_thread *th, const char *comm)
+/* "S.NNNNNNNNN " into p (seconds unpadded); returns the end. Writes up to
+ * 32 bytes. */
+static inline char *put_ts(struct rp *r, char *p, uint64_t ns)
 {
-	int n = snprintf(th->label, sizeof(th->label), "%.16s-%d", comm ? comm : "", th->tid);
-	if (n < 0 || n >= (int)sizeof(th->label))
-		n = (int)sizeof(th->label) - 1;
-	while (n < 22)
-		th->label[n++] = ' ';
-	th->label_len = (uint32_t)n;
+	uint64_t us = ns / 1000u;
+	if (us != r->ts_us)
+		ts_prefix(r, us);
+	memcpy(p, r->ts_pre, sizeof(r->ts_pre));
+	p += r->ts_pre_len;
+	memcpy(p, d3[ns - us * 1000u], 4);
+	p[3] = ' ';
+	return p + 4;
+}
+
+/* The CPU column of label (3 characters and a space). */
+static void label_cpu(struct an_thread *th, int32_t cpu)
+{
+	char *p = th->label;
+	if (cpu >= 0 && cpu < 1000) {
+		p[0] = cpu < 100 ? ' ' : (char)('0' + cpu / 100);
+		p[1] = cpu < 10 ? ' ' : (char)('0' + cpu / 10 % 10);
+		p[2] = (char)('0' + cpu % 10);
+	} else {
+		memcpy(p, "  -", 3);
+	}
+	p[3] = ' ';
+	th->label_cpu = cpu;
+}
+
+/* The "CPU comm-tid" columns, padded: the task part is rendered once per
+ * thread, the CPU part when the thread moves. */
+static void label(struct an_thread *th, int32_t cpu)
+{
+	if (!th->label_len) {
+		const size_t room = sizeof(th->label) - 4;
+		int n = snprintf(th->label + 4, room, "%.16s-%d", th->comm ? th->comm : "", th->tid);
+		if (n < 0 || n >= (int)room)
+			n = (int)room - 1;
+		while (n < 22)
+			th->label[4 + n++] = ' ';
+		th->label_len = (uint32_t)n + 4;
+	}
+	label_cpu(th, cpu);
+}
+
+/* Room text_prefix needs: timestamp 32, label 40, duration 32, indent 512
+ * and the 32 one indent piece may write past it. */
+#define PREFIX_ROOM (32 + 40 + 32 + 512 + 32)
+
+/* The columns of a text line and its indent at p (with PREFIX_ROOM bytes
+ * of room); returns the end. */
+static inline __attribute__((always_inline)) char *
+text_prefix(struct rp *r, char *p, struct an_thread *th, int32_t cpu, uint64_t ts, uint64_t dur,
+	    int has_dur, uint32_t depth)
+{
+	p = put_ts(r, p, ts - r->c->t0);
+	if (!th->label_len || cpu != th->label_cpu)
+		label(th, cpu);
+	memcpy(p, th->label, sizeof(th->label));
+	p += th->label_len;
+	p = put_dur(p, dur, has_dur);
+	uint32_t ind = 2 * (depth < 256 ? depth : 256);
+	for (uint32_t k = 0; k < ind; k += 32)
+		memcpy(p + k, spaces, 32);
+	return p + ind;
+}
+
+/* The ends of id's call lines, rendered on first use; NULL on -ENOMEM. */
+static __attribute__((noinline)) const struct ftail *ftail_make(struct rp *r, uint32_t id)
+{
+	if (id >= an_nfuncs(r->syms))
+		return NULL;
+	if (id >= r->nft) {
+		size_t cap = r->nft;
+		if (an_grow(&r->ft, &cap, (size_t)id + 1, sizeof(*r->ft), 64))
+			return NULL;
+		memset(r->ft + r->nft, 0, (cap - r->nft) * sizeof(*r->ft));
+		r->nft = cap;
+	}
+	struct ftail *t = &r->ft[id];
+	const char *name = an_func_name(r->syms, id);
+	size_t n = an_func_name_len(r->syms, id);
+	static const char *const pre[3] = {"", "} /* ", ""};
+	static const char *const post[3] = {"() {\n", " */\n", "();\n"};
+	for (int k = 0; k < 3; k++) {
+		size_t a = strlen(pre[k]), b = strlen(post[k]), len = a + n + b;
+		char *s = calloc(1, (len + 15) / 16 * 16);
+		if (!s) {
+			for (int j = 0; j < k; j++)
+				free(t->s[j]);
+			memset(t, 0, sizeof(*t));
+			return NULL;
+		}
+		memcpy(s, pre[k], a);
+		memcpy(s + a, name, n);
+		memcpy(s + a + n, post[k], b);
+		t->s[k] = s;
+		t->len[k] = (uint32_t)len;
+	}
+	return t;
+}
+
+static inline const struct ftail *ftail(struct rp *r, uint32_t id)
+{
+	if (id < r->nft && r->ft[id].s[0])
+		return &r->ft[id];
+	return ftail_make(r, id);
+}
+
+/* A call line with nothing but the function's name (no arguments, return
+ * value or flags): most lines of a replay, written from fixed-size pieces.
+ * 0, or -1 when it must take the general way. */
+static inline __attribute__((always_inline)) int
+text_call(struct rp *r, struct an_thread *th, const struct an_frame *f, enum lkind kind,
+	  uint64_t ts, uint64_t dur, uint32_t depth)
+{
+	const struct ftail *t = ftail(r, f->func);
+	if (!t)
+		return -1;
+	struct ofast *o = r->o;
+	uint32_t n = t->len[kind];
+	of_room(o, PREFIX_ROOM + n + 16);
+	char *p = text_prefix(r, o->buf + o->len, th, th->cpu, ts, dur, kind != L_ENTRY, depth);
+	const char *s = t->s[kind];
+	for (uint32_t k = 0; k < n; k += 16)
+		memcpy(p + k, s + k, 16);
+	o->len = (size_t)(p + n - o->buf);
+	r->nlines++;
+	return 0;
 }
 
 static void text_line(struct rp *r, const struct line *l)
 {
 	struct ofast *o = r->o;
-	/* The columns and the indent go straight into the buffer: timestamp,
-	 * CPU and duration under 64 bytes, label 40, indent at most 512. */
-	of_room(o, 64 + sizeof(l->th->label) + 2 * 256 + 8);
-	char *p = o->buf + o->len;
-	p = put_ts(p, l->ts - r->c->t0);
-	if (l->cpu >= 0 && l->cpu < 1000) {
-		*p++ = l->cpu < 100 ? ' ' : (char)('0' + l->cpu / 100);
-		*p++ = l->cpu < 10 ? ' ' : (char)('0' + l->cpu / 10 % 10);
-		*p++ = (char)('0' + l->cpu % 10);
-	} else {
-		memcpy(p, "  -", 3);
-		p += 3;
-	}
-	*p++ = ' ';
-	memcpy(p, l->th->label, l->th->label_len);
-	p += l->th->label_len;
-	p = put_dur(p, l->dur, l->has_dur);
-	memcpy(p, " | ", 3);
-	p += 3;
-	uint32_t ind = 2 * (l->depth < 256 ? l->depth : 256);
-	memset(p, ' ', ind);
-	p += ind;
+	of_room(o, PREFIX_ROOM);
+	char *p = text_prefix(r, o->buf + o->len, l->th, l->cpu, l->ts, l->dur, l->has_dur, l->depth);
 	o->len = (size_t)(p - o->buf);
 	switch (l->kind) {
 	case L_ENTRY:
@@ -500,8 +639,6 @@ static void base(struct line *l, struct an_thread *th)
 	l->tid = th->tid;
 	l->comm = th->comm;
 	l->th = th;
-	if (!th->label_len)
-		label(th, th->comm);
 }
 
 static void out(struct rp *r, const struct line *l)
@@ -511,7 +648,7 @@ static void out(struct rp *r, const struct line *l)
 }
 
 /* Prints the deferred entry lines of frames [0, upto). */
-static void flush_frames(struct rp *r, struct an_thread *th, uint32_t upto)
+static void flush_frames_slow(struct rp *r, struct an_thread *th, uint32_t upto)
 {
 	/* Handled frames (user 1: printed, 2: not visible, which stays so
 	 * while it is open) form a prefix of the stack: start above it rather
@@ -525,17 +662,29 @@ static void flush_frames(struct rp *r, struct an_thread *th, uint32_t upto)
 			f->user = 2;
 			continue;
 		}
+		uint32_t depth = rel_depth(r, th, i);
+		f->user = 1;
+		if (r->fast_text && !f->nargs && !f->node &&
+		    !text_call(r, th, f, L_ENTRY, f->ts, 0, depth))
+			continue;
 		struct line l;
 		base(&l, th);
 		l.kind = L_ENTRY;
 		l.ts = f->ts;
-		l.depth = rel_depth(r, th, i);
+		l.depth = depth;
 		l.name = an_func_name(r->syms, f->func);
 		l.name_len = an_func_name_len(r->syms, f->func);
 		l.f = f;
 		out(r, &l);
-		f->user = 1;
 	}
+}
+
+static inline void flush_frames(struct rp *r, struct an_thread *th, uint32_t upto)
+{
+	/* the frame below is handled, so are all under it: at nearly every
+	 * entry there is nothing to print */
+	if (upto && !th->st[upto - 1].user)
+		flush_frames_slow(r, th, upto);
 }
 
 static int wanted(struct rp *r, const struct an_thread *th)
@@ -545,6 +694,7 @@ static int wanted(struct rp *r, const struct an_thread *th)
 	if (th != r->w_th) {
 		r->w_th = th;
 		r->w_val = acli_task_wanted(r->c, th->tid, th->comm);
+		r->plain_th = r->plain && r->w_val ? th : NULL;
 	}
 	return r->w_val;
 }
@@ -634,11 +784,37 @@ static void ut_release(struct rp *r, struct an_frame *f)
 	f->node = 0;
 }
 
-static void on_entry(void *ctx, struct an_thread *th, const struct tpp_event *ev)
+/* The general way of on_exit_'s line: arguments, return value, flags. */
+static void exit_line(struct rp *r, struct an_thread *th, const struct an_frame *f,
+		      const struct an_call *c, const struct tpp_event *ev, enum lkind kind,
+		      uint64_t ts, uint32_t depth)
 {
-	struct rp *r = ctx;
+	struct line l;
+	base(&l, th);
+	l.kind = kind;
+	l.ts = ts;
+	l.dur = c->dur;
+	l.has_dur = 1;
+	l.depth = depth;
+	l.name = an_func_name(r->syms, f->func);
+	l.name_len = an_func_name_len(r->syms, f->func);
+	l.f = f;
+	l.has_ret = c->has_ret;
+	l.ret = c->ret;
+	if (c->has_ret && ev) {
+		const struct an_tinfo *ti = an_ti(r->ty, ev);
+		l.ret_signed = ev->t && ti->f[R_RET] >= 0 &&
+			       ev->t->fields[(int)ti->f[R_RET]].type == TPP_F_S64;
+	}
+	l.flags = c->flags;
+	out(r, &l);
+}
+
+/* on_entry for uprobes (arguments, CPU) and --func (scope). */
+static __attribute__((noinline)) void entry_scope(struct rp *r, struct an_thread *th,
+						  const struct tpp_event *ev)
+{
 	struct an_frame *f = &th->st[th->depth - 1];
-	f->user = 0;
 	if (ev->cpu >= 0) {
 		/* only uprobes come from CPU streams */
 		const struct an_tinfo *ti = an_ti(r->ty, ev);
@@ -652,44 +828,68 @@ static void on_entry(void *ctx, struct an_thread *th, const struct tpp_event *ev
 		if (f->func == r->func_id && th->user++ == 0)
 			th->user2 = th->depth - 1;
 	}
-	if (!r->min_dur && wanted(r, th) && frame_visible(r, th, th->depth - 1))
-		flush_frames(r, th, th->depth - 1);
 }
 
-static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c,
-		     const struct tpp_event *ev)
+/* A call has begun inside one whose entry line is still deferred. */
+static __attribute__((noinline)) void entry_flush(struct rp *r, struct an_thread *th,
+						  uint32_t upto)
 {
-	(void)ev;
+	if (wanted(r, th) && frame_visible(r, th, upto))
+		flush_frames_slow(r, th, upto);
+}
+
+/* an_pair leaves the new frame's user at 0: its line is not printed. */
+static void on_entry(void *ctx, struct an_thread *th, const struct tpp_event *ev)
+{
 	struct rp *r = ctx;
+	if (__builtin_expect(ev->cpu >= 0 || r->func, 0))
+		entry_scope(r, th, ev);
+	/* nearly always the caller's line is out already */
+	uint32_t upto = th->depth - 1;
+	if (upto && !th->st[upto - 1].user && !r->min_dur)
+		entry_flush(r, th, upto);
+}
+
+/* on_exit_ in general: filters, arguments, return values, flags. */
+static __attribute__((noinline)) void exit_slow(struct rp *r, struct an_thread *th,
+						const struct an_call *c,
+						const struct tpp_event *ev)
+{
 	uint32_t i = th->depth - 1;
 	struct an_frame *f = &th->st[i];
 	if (wanted(r, th) && frame_visible(r, th, i) && (f->user == 1 || c->dur >= r->min_dur)) {
 		if (r->min_dur)
 			flush_frames(r, th, i);
-		struct line l;
-		base(&l, th);
-		l.kind = f->user == 1 ? L_EXIT : L_LEAF;
-		l.ts = f->user == 1 ? c->exit_ts : c->entry_ts;
-		l.dur = c->dur;
-		l.has_dur = 1;
-		l.depth = rel_depth(r, th, i);
-		l.name = an_func_name(r->syms, f->func);
-		l.name_len = an_func_name_len(r->syms, f->func);
-		l.f = f;
-		l.has_ret = c->has_ret;
-		l.ret = c->ret;
-		if (c->has_ret && ev) {
-			const struct an_tinfo *ti = an_ti(r->ty, ev);
-			l.ret_signed = ev->t && ti->f[R_RET] >= 0 &&
-				       ev->t->fields[(int)ti->f[R_RET]].type == TPP_F_S64;
-		}
-		l.flags = c->flags;
-		out(r, &l);
+		enum lkind kind = f->user == 1 ? L_EXIT : L_LEAF;
+		uint64_t ts = f->user == 1 ? c->exit_ts : c->entry_ts;
+		uint32_t depth = rel_depth(r, th, i);
+		/* an exit line shows no arguments */
+		if (!(r->fast_text && !c->has_ret && !c->flags &&
+		      (kind == L_EXIT || (!f->nargs && !f->node)) &&
+		      !text_call(r, th, f, kind, ts, c->dur, depth)))
+			exit_line(r, th, f, c, ev, kind, ts, depth);
 	}
 	if (f->node)
 		ut_release(r, f);
 	if (r->func && f->func == r->func_id && th->user)
 		th->user--;
+}
+
+static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c,
+		     const struct tpp_event *ev)
+{
+	struct rp *r = ctx;
+	const struct an_frame *f = &th->st[th->depth - 1];
+	/* The common line: text, every call shown (r->plain), the thread
+	 * wanted (known from the last line), nothing but the name. */
+	if (th == r->plain_th && !c->has_ret && !c->flags && !f->node &&
+	    (f->user == 1 || !f->nargs)) {
+		enum lkind kind = f->user == 1 ? L_EXIT : L_LEAF;
+		uint64_t ts = kind == L_EXIT ? c->exit_ts : c->entry_ts;
+		if (!text_call(r, th, f, kind, ts, c->dur, th->depth - 1))
+			return;
+	}
+	exit_slow(r, th, c, ev);
 }
 
 static void on_orphan(void *ctx, struct an_thread *th, uint32_t func, const struct tpp_event *ev)
@@ -737,15 +937,11 @@ static void kernel_line(struct rp *r, const struct tpp_event *ev, struct an_thre
 	out(r, &l);
 }
 
-static int feed(void *ctx, const struct tpp_event *ev)
+/* Every event but entries and returns. */
+static __attribute__((noinline)) int feed_kernel(struct rp *r, const struct tpp_event *ev,
+						 const struct an_tinfo *ti)
 {
-	struct rp *r = ctx;
-	const struct an_tinfo *ti = an_ti(r->ty, ev);
 	int err = 0;
-	if (ti->kind >= AN_FENTRY && ti->kind <= AN_URET) {
-		an_pair_feed(r->pair, ev, &err);
-		return err ? err : r->err;
-	}
 	if (ti->kind == AN_SWITCH && !r->no_kernel) {
 		/* Show the switch in the flow of the task that left, and the
 		 * return to the CPU in the flow of the task that came back
@@ -773,6 +969,17 @@ static int feed(void *ctx, const struct tpp_event *ev)
 		th->cpu = ev->cpu;
 	kernel_line(r, ev, th, L_EVENT, 0);
 	return 0;
+}
+
+static int feed(void *ctx, const struct tpp_event *ev)
+{
+	struct rp *r = ctx;
+	const struct an_tinfo *ti = an_ti(r->ty, ev);
+	if (__builtin_expect(ti->kind < AN_FENTRY || ti->kind > AN_URET, 0))
+		return feed_kernel(r, ev, ti);
+	int err;
+	an_pair_feed(r->pair, ev, &err);
+	return err ? err : r->err;
 }
 
 static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
@@ -832,6 +1039,9 @@ int cmd_replay(int argc, char **argv)
 	r.o = o;
 	r.fmt = c.fmt;
 	r.emit = c.fmt == TBL_JSON ? json_line : c.fmt == TBL_CSV ? csv_line : text_line;
+	r.fast_text = c.fmt == TBL_TEXT && !r.want_srcline;
+	r.ts_us = UINT64_MAX;
+	r.plain = r.fast_text && !r.func && !r.max_depth && !r.min_dur;
 	if (r.want_srcline && (rc = an_dwarf_open(&r.dw, c.r, NULL))) {
 		rc = acli_fail(&c, rc, NULL);
 		goto out;
@@ -863,6 +1073,10 @@ int cmd_replay(int argc, char **argv)
 	acli_report_run(&c, &st);
 out:
 	tc_free();
+	for (size_t i = 0; i < r.nft; i++)
+		for (int k = 0; k < 3; k++)
+			free(r.ft[i].s[k]);
+	free(r.ft);
 	for (size_t i = 0; i < r.nut; i++)
 		free(r.ut[i].s);
 	free(r.ut);
