@@ -149,8 +149,21 @@ static __attribute__((noinline)) int grow_stack(struct an_thread *th)
 	return 0;
 }
 
-static inline int push(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
-		       const struct an_tinfo *ti)
+/* The fields of a new frame besides addr and func. */
+static inline void frame_init(struct an_frame *f, const struct tpp_event *ev,
+			      const struct an_tinfo *ti)
+{
+	/* every field set here: a memset of the frame showed in profiles */
+	f->ts = ev->ts;
+	f->child_ns = f->offcpu_ns = 0;
+	f->node = f->user = 0;
+	f->nargs = ti->nargs;
+	for (int i = 0; i < ti->nargs; i++)
+		f->args[i] = ev->v[ti->f[R_ARG0] + i].u;
+}
+
+static __attribute__((noinline)) int push(struct an_pair *p, struct an_thread *th,
+					  const struct tpp_event *ev, const struct an_tinfo *ti)
 {
 	if (th->depth == th->cap && grow_stack(th))
 		return -ENOMEM;
@@ -165,13 +178,7 @@ static inline int push(struct an_pair *p, struct an_thread *th, const struct tpp
 		if (f->func == UINT32_MAX)
 			return -ENOMEM;
 	}
-	/* every field set here: a memset of the frame showed in profiles */
-	f->ts = ev->ts;
-	f->child_ns = f->offcpu_ns = 0;
-	f->node = f->user = 0;
-	f->nargs = ti->nargs;
-	for (int i = 0; i < ti->nargs; i++)
-		f->args[i] = ev->v[ti->f[R_ARG0] + i].u;
+	frame_init(f, ev, ti);
 	p->st.entries++;
 	if (p->on_entry)
 		p->on_entry(p->ctx, th, ev);
@@ -257,10 +264,28 @@ feed_other(struct an_pair *p, const struct tpp_event *ev, const struct an_tinfo 
  * an_pair_feed: with both inlined there, every event paid for saving the
  * registers either needs. */
 static __attribute__((noinline)) struct an_thread *
+feed_entry_slow(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
+		const struct an_tinfo *ti, int *err)
+{
+	*err = push(p, th, ev, ti);
+	return th;
+}
+
+/* push's common case: room on the stack, the slot's function known. */
+static __attribute__((noinline)) struct an_thread *
 feed_entry(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
 	   const struct an_tinfo *ti, int *err)
 {
-	*err = push(p, th, ev, ti);
+	if (__builtin_expect(th->depth == th->cap, 0))
+		return feed_entry_slow(p, th, ev, ti, err);
+	struct an_frame *f = &th->st[th->depth];
+	if (__builtin_expect(f->addr != an_u(ev, ti, R_ADDR) || f->func == UINT32_MAX, 0))
+		return feed_entry_slow(p, th, ev, ti, err);
+	th->depth++;
+	frame_init(f, ev, ti);
+	p->st.entries++;
+	if (p->on_entry)
+		p->on_entry(p->ctx, th, ev);
 	return th;
 }
 
@@ -294,9 +319,9 @@ feed_new_thread(struct an_pair *p, const struct tpp_event *ev, const struct an_t
 
 /* Only tail calls here, so that the common events cost no register
  * saving. */
-struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, int *err)
+static inline __attribute__((always_inline)) struct an_thread *
+feed(struct an_pair *p, const struct tpp_event *ev, const struct an_tinfo *ti, int *err)
 {
-	const struct an_tinfo *ti = an_ti(p->ty, ev);
 	unsigned kind = ti->kind;
 	*err = 0;
 	if (!((ENTRY_KINDS | RETURN_KINDS) >> kind & 1))
@@ -309,6 +334,17 @@ struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, in
 	if (ENTRY_KINDS >> kind & 1)
 		return feed_entry(p, th, ev, ti, err);
 	return feed_return(p, th, ev, ti);
+}
+
+struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, int *err)
+{
+	return feed(p, ev, an_ti(p->ty, ev), err);
+}
+
+struct an_thread *an_pair_feed_ti(struct an_pair *p, const struct tpp_event *ev,
+				  const struct an_tinfo *ti, int *err)
+{
+	return feed(p, ev, ti, err);
 }
 
 void an_pair_finish(struct an_pair *p)

@@ -166,6 +166,9 @@ int an_pair_open(struct an_pair **p, const struct an_types *ty, struct an_syms *
  * the thread the event belongs to for function events, else NULL; *err is
  * set to -ENOMEM on allocation failure. */
 struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, int *err);
+/* an_pair_feed for a caller that has the event's an_ti already. */
+struct an_thread *an_pair_feed_ti(struct an_pair *p, const struct tpp_event *ev,
+				  const struct an_tinfo *ti, int *err);
 /* The thread state of tid (created on demand), NULL on -ENOMEM. */
 struct an_thread *an_pair_thread(struct an_pair *p, int32_t tid);
 /* Closes every open frame as AN_CALL_NORET at its thread's last event. */

@@ -84,6 +84,7 @@ struct rp {
 	int plain;          /* fast_text, and no --func, --depth, --min-duration */
 	/* The line prefix "S.mmmuuu" of the last timestamp printed: lines come
 	 * tens of ns apart, so most share it and only the ns digits change. */
+	uint64_t t0;        /* the first event's time: lines show time since */
 	uint64_t ts_us;
 	uint32_t ts_pre_len;
 	char ts_pre[32];
@@ -295,20 +296,6 @@ static void ts_prefix(struct rp *r, uint64_t us)
 	r->ts_us = us;
 }
 
-/* "S.NNNNNNNNN " into p (seconds unpadded); returns the end. Writes up to
- * 32 bytes. */
-static inline char *put_ts(struct rp *r, char *p, uint64_t ns)
-{
-	uint64_t us = ns / 1000u;
-	if (us != r->ts_us)
-		ts_prefix(r, us);
-	memcpy(p, r->ts_pre, sizeof(r->ts_pre));
-	p += r->ts_pre_len;
-	memcpy(p, d3[ns - us * 1000u], 4);
-	p[3] = ' ';
-	return p + 4;
-}
-
 /* The CPU column of label (3 characters and a space). */
 static void label_cpu(struct an_thread *th, int32_t cpu)
 {
@@ -345,14 +332,18 @@ static void label(struct an_thread *th, int32_t cpu)
 #define PREFIX_ROOM (32 + 40 + 32 + 512 + 32)
 
 /* The columns of a text line and its indent at p (with PREFIX_ROOM bytes
- * of room); returns the end. */
+ * of room), with r->ts_pre and th's label up to date for ns (time since
+ * t0, us = ns / 1000) and the line's CPU; returns the end. */
 static inline __attribute__((always_inline)) char *
-text_prefix(struct rp *r, char *p, struct an_thread *th, int32_t cpu, uint64_t ts, uint64_t dur,
-	    int has_dur, uint32_t depth)
+text_cols(const struct rp *r, char *p, const struct an_thread *th, uint64_t ns, uint64_t us,
+	  uint64_t dur, int has_dur, uint32_t depth)
 {
-	p = put_ts(r, p, ts - r->c->t0);
-	if (!th->label_len || cpu != th->label_cpu)
-		label(th, cpu);
+	/* "S.NNNNNNNNN ": the prefix to the microsecond, then three digits */
+	memcpy(p, r->ts_pre, sizeof(r->ts_pre));
+	p += r->ts_pre_len;
+	memcpy(p, d3[ns - us * 1000u], 4);
+	p[3] = ' ';
+	p += 4;
 	memcpy(p, th->label, sizeof(th->label));
 	p += th->label_len;
 	p = put_dur(p, dur, has_dur);
@@ -360,6 +351,18 @@ text_prefix(struct rp *r, char *p, struct an_thread *th, int32_t cpu, uint64_t t
 	for (uint32_t k = 0; k < ind; k += 32)
 		memcpy(p + k, spaces, 32);
 	return p + ind;
+}
+
+/* text_cols for any line: renders what is out of date first. */
+static char *text_prefix(struct rp *r, char *p, struct an_thread *th, int32_t cpu, uint64_t ts,
+			 uint64_t dur, int has_dur, uint32_t depth)
+{
+	uint64_t ns = ts - r->t0, us = ns / 1000u;
+	if (us != r->ts_us)
+		ts_prefix(r, us);
+	if (!th->label_len || cpu != th->label_cpu)
+		label(th, cpu);
+	return text_cols(r, p, th, ns, us, dur, has_dur, depth);
 }
 
 /* The ends of id's call lines, rendered on first use; NULL on -ENOMEM. */
@@ -407,9 +410,8 @@ static inline const struct ftail *ftail(struct rp *r, uint32_t id)
 /* A call line with nothing but the function's name (no arguments, return
  * value or flags): most lines of a replay, written from fixed-size pieces.
  * 0, or -1 when it must take the general way. */
-static inline __attribute__((always_inline)) int
-text_call(struct rp *r, struct an_thread *th, const struct an_frame *f, enum lkind kind,
-	  uint64_t ts, uint64_t dur, uint32_t depth)
+static int text_call(struct rp *r, struct an_thread *th, const struct an_frame *f,
+		     enum lkind kind, uint64_t ts, uint64_t dur, uint32_t depth)
 {
 	const struct ftail *t = ftail(r, f->func);
 	if (!t)
@@ -418,6 +420,32 @@ text_call(struct rp *r, struct an_thread *th, const struct an_frame *f, enum lki
 	uint32_t n = t->len[kind];
 	of_room(o, PREFIX_ROOM + n + 16);
 	char *p = text_prefix(r, o->buf + o->len, th, th->cpu, ts, dur, kind != L_ENTRY, depth);
+	const char *s = t->s[kind];
+	for (uint32_t k = 0; k < n; k += 16)
+		memcpy(p + k, s + k, 16);
+	o->len = (size_t)(p + n - o->buf);
+	r->nlines++;
+	return 0;
+}
+
+/* text_call for the line of a return when nothing has to be rendered or
+ * flushed first and the duration is under 1 us: it calls nothing, so its
+ * caller saves no registers. 0, or -1 when text_call must do it. */
+static inline __attribute__((always_inline)) int
+text_call_ready(struct rp *r, const struct an_thread *th, const struct an_frame *f,
+		enum lkind kind, uint64_t ts, uint64_t dur, uint32_t depth)
+{
+	uint32_t id = f->func;
+	uint64_t ns = ts - r->t0, us = ns / 1000u;
+	if (id >= r->nft || !r->ft[id].s[0] || us != r->ts_us || dur >= 1000 ||
+	    !th->label_len || th->cpu != th->label_cpu)
+		return -1;
+	const struct ftail *t = &r->ft[id];
+	struct ofast *o = r->o;
+	uint32_t n = t->len[kind];
+	if (o->len + PREFIX_ROOM + n + 16 > sizeof(o->buf))
+		return -1;
+	char *p = text_cols(r, o->buf + o->len, th, ns, us, dur, 1, depth);
 	const char *s = t->s[kind];
 	for (uint32_t k = 0; k < n; k += 16)
 		memcpy(p + k, s + k, 16);
@@ -875,6 +903,18 @@ static __attribute__((noinline)) void exit_slow(struct rp *r, struct an_thread *
 		th->user--;
 }
 
+/* on_exit_ for a plain line that needs rendering first. */
+static __attribute__((noinline)) void exit_plain(struct rp *r, struct an_thread *th,
+						 const struct an_call *c,
+						 const struct tpp_event *ev)
+{
+	const struct an_frame *f = &th->st[th->depth - 1];
+	enum lkind kind = f->user == 1 ? L_EXIT : L_LEAF;
+	uint64_t ts = kind == L_EXIT ? c->exit_ts : c->entry_ts;
+	if (text_call(r, th, f, kind, ts, c->dur, th->depth - 1))
+		exit_slow(r, th, c, ev);
+}
+
 static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c,
 		     const struct tpp_event *ev)
 {
@@ -886,8 +926,10 @@ static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c,
 	    (f->user == 1 || !f->nargs)) {
 		enum lkind kind = f->user == 1 ? L_EXIT : L_LEAF;
 		uint64_t ts = kind == L_EXIT ? c->exit_ts : c->entry_ts;
-		if (!text_call(r, th, f, kind, ts, c->dur, th->depth - 1))
+		if (!text_call_ready(r, th, f, kind, ts, c->dur, th->depth - 1))
 			return;
+		exit_plain(r, th, c, ev);
+		return;
 	}
 	exit_slow(r, th, c, ev);
 }
@@ -978,7 +1020,7 @@ static int feed(void *ctx, const struct tpp_event *ev)
 	if (__builtin_expect(ti->kind < AN_FENTRY || ti->kind > AN_URET, 0))
 		return feed_kernel(r, ev, ti);
 	int err;
-	an_pair_feed(r->pair, ev, &err);
+	an_pair_feed_ti(r->pair, ev, ti, &err);
 	return err ? err : r->err;
 }
 
@@ -1041,6 +1083,7 @@ int cmd_replay(int argc, char **argv)
 	r.emit = c.fmt == TBL_JSON ? json_line : c.fmt == TBL_CSV ? csv_line : text_line;
 	r.fast_text = c.fmt == TBL_TEXT && !r.want_srcline;
 	r.ts_us = UINT64_MAX;
+	r.t0 = c.t0;
 	r.plain = r.fast_text && !r.func && !r.max_depth && !r.min_dur;
 	if (r.want_srcline && (rc = an_dwarf_open(&r.dw, c.r, NULL))) {
 		rc = acli_fail(&c, rc, NULL);
