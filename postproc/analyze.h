@@ -136,7 +136,7 @@ struct an_thread {
 	const char *comm;    /* task name from the file's metadata, or NULL */
 	uint32_t user, user2; /* free for the consumer */
 	uint32_t label_len;  /* free for the consumer (replay: "CPU comm-tid") */
-	int32_t label_cpu;
+	int32_t label_cpu;   /* free for the consumer (replay: the CPU in label) */
 	char label[40];
 };
 struct an_call {
@@ -147,7 +147,8 @@ struct an_call {
 	uint64_t ret;
 };
 struct an_pair_ops {
-	/* After a push: the new frame is th->st[th->depth - 1]. */
+	/* After a push: the new frame is th->st[th->depth - 1], its node and
+	 * user 0. */
 	void (*entry)(void *ctx, struct an_thread *th, const struct tpp_event *ev);
 	/* Before the pop: the frame is th->st[th->depth - 1]. ev is the return
 	 * (NULL when the frame is closed by unwinding, exit or end of trace). */
