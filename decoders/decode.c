@@ -3,30 +3,14 @@
  * item, because this is the hot path; tests/unit/cbor_crosscheck.c checks it
  * against libcbor on every sample file. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
 #include "tpp_decode.h"
-
-struct col {
-	const uint8_t *p, *end;
-	uint64_t last;
-};
-struct tcols {
-	uint16_t id, n;
-	const struct tpp_type *t; /* NULL: a type this reader does not know */
-	uint8_t ft[TPP_MAX_FIELDS]; /* field kinds, copied out of the schema */
-	struct col c[TPP_MAX_FIELDS];
-};
-/* Per-decoder state kept across chunks to avoid reallocating. */
-struct tpp_dec_tcols {
-	uint16_t slot_of[TPP_MAX_TYPES]; /* 0 = absent, else index + 1 */
-	struct tcols *t;
-	uint32_t cap;
-	uint32_t scap;
-};
+#include "dec_inline.h"
 
 static int bad(struct tpp_chunk_dec *d, const char *what)
 {
@@ -52,12 +36,16 @@ int tpp_dec_begin(struct tpp_chunk_dec *d, const struct tpp_reader *r, const str
 	struct tpp_dec_tcols *tc = d->tcols;
 	const uint8_t **sp = d->str_ptr;
 	uint32_t *sl = d->str_len;
+	const uint32_t *want = d->want;
 	memset(d, 0, sizeof(*d));
 	d->tcols = tc;
 	d->str_ptr = sp;
 	d->str_len = sl;
+	d->want = want;
 	d->r = r;
 	d->c = c;
+	d->count = c->count;
+	d->stream = c->stream;
 	if (!d->tcols && !(d->tcols = calloc(1, sizeof(*d->tcols))))
 		return -ENOMEM;
 	tc = d->tcols;
@@ -125,12 +113,23 @@ int tpp_dec_begin(struct tpp_chunk_dec *d, const struct tpp_reader *r, const str
 			return bad(d, "field columns disagree with the schema");
 		for (unsigned f = 0; t->t && f < nf; f++)
 			t->ft[f] = (uint8_t)t->t->fields[f].type;
+		uint32_t w = want ? want[id] : UINT32_MAX;
+		t->nops = t->nzero = 0;
+		for (unsigned f = 0; f < nf; f++) {
+			if (w >> f & 1)
+				t->ops[t->nops++] = (uint8_t)f;
+			else
+				t->zero[t->nzero++] = (uint8_t)f;
+		}
 		for (unsigned f = 0; f < nf; f++) {
 			if (get_bstr(&p, end, &t->c[f].p, &t->c[f].end))
 				return bad(d, "bad field column");
 			t->c[f].last = 0;
 		}
 		tc->slot_of[id] = (uint16_t)(k + 1);
+		t->nvals = t->t ? (uint16_t)nf : 0;
+		if (t->t && nf > d->maxf)
+			d->maxf = (uint32_t)nf;
 	}
 	d->ntcols = np;
 	/* items after the sixth are a newer minor's additions: ignored */
@@ -142,64 +141,154 @@ int tpp_dec_begin(struct tpp_chunk_dec *d, const struct tpp_reader *r, const str
 	return 0;
 }
 
+int tpp_dec_bad(struct tpp_chunk_dec *d, const char *what)
+{
+	return bad(d, what);
+}
+
 int tpp_dec_next(struct tpp_chunk_dec *d, struct tpp_event *ev)
 {
-	if (d->done >= d->c->count)
+	return dec_next_inline(d, ev);
+}
+
+static inline struct tpp_event *row(uint8_t *rows, size_t stride, uint32_t i)
+{
+	return (struct tpp_event *)(void *)(rows + (size_t)i * stride);
+}
+
+int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_scratch *sc)
+{
+	uint32_t n = d->count - d->done;
+	if (n > max)
+		n = max;
+	if (n > DEC_SLICE)
+		n = DEC_SLICE;
+	if (!n)
 		return 0;
-	uint64_t type, dts;
-	if (get_varint(&d->col_type, d->col_type_end, &type) || type >= TPP_MAX_TYPES)
-		return bad(d, "type column ends early or holds a bad id");
-	if (get_varint(&d->col_ts, d->col_ts_end, &dts))
-		return bad(d, "timestamp column ends early");
-	d->last_ts += (uint64_t)unzigzag(dts);
-	ev->ts = d->last_ts;
-	ev->stream = d->c->stream;
-	ev->type = (uint16_t)type;
-	if (d->thread_tid >= 0) {
-		ev->cpu = -1;
-		ev->tid = d->thread_tid;
-	} else {
-		uint64_t dt;
-		if (get_varint(&d->col_tid, d->col_tid_end, &dt))
-			return bad(d, "tid column ends early");
-		d->last_tid += unzigzag(dt);
-		ev->tid = (int32_t)d->last_tid;
-		ev->cpu = d->cpu;
+	size_t stride = dec_stride(d);
+	struct tpp_dec_tcols *tcs = d->tcols;
+	if (sc->nstart < d->ntcols + 1) {
+		uint32_t *ns = realloc(sc->start, (d->ntcols + 1) * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		sc->start = ns;
+		sc->nstart = d->ntcols + 1;
 	}
-	uint16_t slot = d->tcols->slot_of[type];
-	if (!slot)
-		return bad(d, "event of a type that has no columns");
-	struct tcols *tc = &d->tcols->t[slot - 1];
-	ev->t = tc->t;
-	d->done++;
-	if (!tc->t) {
-		/* a type this reader does not know: its columns are skipped whole */
-		ev->nvals = 0;
-		return 1;
+	memset(sc->start, 0, (d->ntcols + 1) * sizeof(*sc->start));
+	/* types: each event's slot, counted per slot */
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t type;
+		if (get_varint(&d->col_type, d->col_type_end, &type) || type >= TPP_MAX_TYPES)
+			return bad(d, "type column ends early or holds a bad id");
+		uint16_t slot = tcs->slot_of[type];
+		if (!slot)
+			return bad(d, "event of a type that has no columns");
+		sc->slot[i] = slot;
+		sc->start[slot]++;
 	}
-	ev->nvals = tc->n;
-	for (unsigned f = 0; f < tc->n; f++) {
-		struct col *c = &tc->c[f];
-		uint64_t v;
-		if (get_varint(&c->p, c->end, &v))
-			return bad(d, "field column ends early");
-		if (__builtin_expect(tc->ft[f] <= TPP_F_S64, 1)) {
-			c->last += (uint64_t)unzigzag(v);
-			ev->v[f].u = c->last;
-		} else if (tc->ft[f] == TPP_F_STR) {
-			if (v >= d->nstr)
-				return bad(d, "string index out of range");
-			ev->v[f].s.p = (const char *)d->str_ptr[v];
-			ev->v[f].s.len = d->str_len[v];
-		} else {
-			if (v > (uint64_t)(c->end - c->p))
-				return bad(d, "bytes field runs past its column");
-			ev->v[f].s.p = (const char *)c->p;
-			ev->v[f].s.len = (uint32_t)v;
-			c->p += v;
+	/* timestamps, tids and the fixed part of every row */
+	uint64_t ts = d->last_ts;
+	const uint32_t stream = d->stream;
+	const int32_t cpu = d->thread_tid >= 0 ? -1 : d->cpu, tid = d->thread_tid;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t dts;
+		if (get_varint(&d->col_ts, d->col_ts_end, &dts))
+			return bad(d, "timestamp column ends early");
+		ts += (uint64_t)unzigzag(dts);
+		struct tpp_event *ev = row(rows, stride, i);
+		const struct tcols *tc = &tcs->t[sc->slot[i] - 1];
+		ev->ts = ts;
+		ev->stream = stream;
+		ev->cpu = cpu;
+		ev->tid = tid;
+		ev->type = tc->id;
+		ev->nvals = tc->nvals;
+		ev->t = tc->t;
+	}
+	d->last_ts = ts;
+	if (d->thread_tid < 0) {
+		int64_t tid = d->last_tid;
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t dt;
+			if (get_varint(&d->col_tid, d->col_tid_end, &dt))
+				return bad(d, "tid column ends early");
+			tid += unzigzag(dt);
+			row(rows, stride, i)->tid = (int32_t)tid;
 		}
+		d->last_tid = tid;
 	}
-	return 1;
+	/* events grouped by slot (a counting sort), so that each field column
+	 * is then read in one tight loop */
+	uint32_t acc = 0;
+	for (uint32_t k = 1; k <= d->ntcols; k++) {
+		uint32_t c = sc->start[k];
+		sc->start[k] = acc;
+		acc += c;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		sc->order[sc->start[sc->slot[i]]++] = i;
+	/* now start[k] is the end of slot k's run, start[k - 1] its beginning */
+	uint32_t b = 0;
+	for (uint32_t k = 1; k <= d->ntcols; k++) {
+		uint32_t e = sc->start[k];
+		struct tcols *tc = &tcs->t[k - 1];
+		if (e == b || !tc->t) {
+			b = e;
+			continue;
+		}
+		for (unsigned o = 0; o < tc->nops; o++) {
+			unsigned f = tc->ops[o];
+			struct col *c = &tc->c[f];
+			if (tc->ft[f] <= TPP_F_S64) {
+				uint64_t last = c->last;
+				for (uint32_t j = b; j < e; j++) {
+					uint64_t v;
+					if (get_varint(&c->p, c->end, &v))
+						return bad(d, "field column ends early");
+					last += (uint64_t)unzigzag(v);
+					row(rows, stride, sc->order[j])->v[f].u = last;
+				}
+				c->last = last;
+			} else if (tc->ft[f] == TPP_F_STR) {
+				for (uint32_t j = b; j < e; j++) {
+					uint64_t v;
+					if (get_varint(&c->p, c->end, &v))
+						return bad(d, "field column ends early");
+					if (v >= d->nstr)
+						return bad(d, "string index out of range");
+					union tpp_val *x = &row(rows, stride, sc->order[j])->v[f];
+					x->s.p = (const char *)d->str_ptr[v];
+					x->s.len = d->str_len[v];
+				}
+			} else {
+				for (uint32_t j = b; j < e; j++) {
+					uint64_t v;
+					if (get_varint(&c->p, c->end, &v))
+						return bad(d, "field column ends early");
+					if (v > (uint64_t)(c->end - c->p))
+						return bad(d, "bytes field runs past its column");
+					union tpp_val *x = &row(rows, stride, sc->order[j])->v[f];
+					x->s.p = (const char *)c->p;
+					x->s.len = (uint32_t)v;
+					c->p += v;
+				}
+			}
+		}
+		for (unsigned z = 0; z < tc->nzero; z++)
+			for (uint32_t j = b; j < e; j++) {
+				union tpp_val *x = &row(rows, stride, sc->order[j])->v[tc->zero[z]];
+				x->s.p = NULL;
+				x->s.len = 0;
+			}
+		b = e;
+	}
+	d->done += n;
+	return (int)n;
+}
+
+void tpp_dec_want(struct tpp_chunk_dec *d, const uint32_t *want)
+{
+	d->want = want;
 }
 
 void tpp_dec_end(struct tpp_chunk_dec *d)

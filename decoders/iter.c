@@ -11,6 +11,7 @@
 
 #include "buf.h"
 #include "tpp_decode.h"
+#include "dec_inline.h"
 
 /* A window entry remembers which of the two payload buffers its strings
  * point into, so a buffer is reused only once no entry refers to it. */
@@ -28,6 +29,12 @@ struct scur {
 	int cur, active, windowed;
 	uint32_t ngen[2];
 	struct tpp_event head;
+	const struct tpp_event *hp; /* the head: a slice row, or &head */
+	/* the decoded slice (dec_slice) while not windowed: rows [ri, rn) are
+	 * still to come */
+	uint8_t *rows;
+	size_t rows_cap, stride;
+	uint32_t ri, rn;
 	struct wentry *win; /* min-heap by ts while windowed */
 	uint32_t nwin;
 };
@@ -41,8 +48,13 @@ struct tpp_iter {
 	size_t *heap, nheap;
 	size_t *fill, nfill; /* cursors to refill before the next pick */
 	int top_pending;     /* the top cursor's head was handed out */
+	/* The earliest head of the other cursors while the top one stays on
+	 * top: a new head before it is emitted without a sift (a stream's
+	 * events come in runs). UINT64_MAX with one cursor; 0 = unknown. */
+	uint64_t bound;
 	uint64_t last_out;
 	struct tpp_iter_stats st;
+	struct dec_scratch *sc;
 	char err[768];
 };
 
@@ -101,6 +113,8 @@ int tpp_iter_open(struct tpp_iter **itp, struct tpp_reader *r, const struct tpp_
 		if (s->windowed && !(s->win = malloc((it->o.window + 1) * sizeof(*s->win))))
 			goto oom;
 	}
+	if (!(it->sc = calloc(1, sizeof(*it->sc))))
+		goto oom;
 	it->heap = calloc(it->ncur + 1, sizeof(size_t));
 	it->fill = calloc(it->ncur + 1, sizeof(size_t));
 	if (!it->heap || !it->fill)
@@ -187,6 +201,7 @@ static int load_next(struct tpp_iter *it, struct scur *s)
 	long n = tpp_r_payload(it->r, c, &s->buf[p], &s->cap[p]);
 	if (n < 0)
 		return damaged(it, s, tpp_r_error(it->r));
+	s->dec[p].want = it->o.want;
 	int e = tpp_dec_begin(&s->dec[p], it->r, c, s->buf[p], (size_t)n);
 	if (e)
 		return damaged(it, s, s->dec[p].err[0] ? s->dec[p].err : tpp_strerror(e));
@@ -202,25 +217,55 @@ static int load_next(struct tpp_iter *it, struct scur *s)
 	return 1;
 }
 
-/* Puts the stream's next event in s->head: 1, or 0 at its end, or <0. */
+/* Decodes the next slice of the stream's current chunk: its number of
+ * events, 0 at the end of the chunk, <0 when damaged. */
+static int slice(struct tpp_iter *it, struct scur *s)
+{
+	struct tpp_chunk_dec *d = &s->dec[s->cur];
+	size_t stride = dec_stride(d), need = stride * DEC_SLICE;
+	if (need > s->rows_cap) {
+		uint8_t *n = realloc(s->rows, need);
+		if (!n)
+			return -ENOMEM;
+		s->rows = n;
+		s->rows_cap = need;
+	}
+	int n = dec_slice(d, s->rows, DEC_SLICE, it->sc);
+	if (n < 0)
+		return n == -ENOMEM ? n : damaged(it, s, d->err);
+	s->stride = stride;
+	s->ri = 0;
+	s->rn = (uint32_t)n;
+	return n;
+}
+
+static inline const struct tpp_event *next_row(struct scur *s)
+{
+	return (const struct tpp_event *)(const void *)(s->rows + s->ri++ * s->stride);
+}
+
+/* Puts the stream's next event in s->hp: 1, or 0 at its end, or <0. */
 static int cur_fill(struct tpp_iter *it, struct scur *s)
 {
 	for (;;) {
 		if (!s->windowed) {
-			if (!s->active) {
-				int e = load_next(it, s);
-				if (e <= 0)
+			if (s->ri == s->rn) {
+				if (!s->active) {
+					int e = load_next(it, s);
+					if (e <= 0)
+						return e;
+					if (s->windowed)
+						continue;
+				}
+				int e = slice(it, s);
+				if (e < 0)
 					return e;
-				if (s->windowed)
+				if (e == 0) {
+					s->active = 0;
 					continue;
+				}
 			}
-			int e = tpp_dec_next(&s->dec[s->cur], &s->head);
-			if (e < 0)
-				return damaged(it, s, s->dec[s->cur].err);
-			if (e == 0) {
-				s->active = 0;
-				continue;
-			}
+			s->hp = next_row(s);
 		} else {
 			struct tpp_event tmp;
 			while (s->nwin < it->o.window) {
@@ -233,7 +278,7 @@ static int cur_fill(struct tpp_iter *it, struct scur *s)
 						return e;
 					continue;
 				}
-				int e = tpp_dec_next(&s->dec[s->cur], &tmp);
+				int e = dec_next_inline(&s->dec[s->cur], &tmp);
 				if (e < 0)
 					return damaged(it, s, s->dec[s->cur].err);
 				if (e == 0) {
@@ -245,8 +290,9 @@ static int cur_fill(struct tpp_iter *it, struct scur *s)
 			if (!s->nwin)
 				return 0;
 			win_pop(s, &s->head);
+			s->hp = &s->head;
 		}
-		if (it->ranged && (s->head.ts < it->o.from_ts || s->head.ts > it->o.to_ts))
+		if (it->ranged && (s->hp->ts < it->o.from_ts || s->hp->ts > it->o.to_ts))
 			continue;
 		return 1;
 	}
@@ -254,7 +300,7 @@ static int cur_fill(struct tpp_iter *it, struct scur *s)
 
 static int less(const struct tpp_iter *it, size_t a, size_t b)
 {
-	const struct tpp_event *x = &it->cur[a].head, *y = &it->cur[b].head;
+	const struct tpp_event *x = it->cur[a].hp, *y = it->cur[b].hp;
 	return x->ts < y->ts || (x->ts == y->ts && a < b);
 }
 
@@ -290,7 +336,16 @@ static void sift_down(struct tpp_iter *it, size_t i)
 	}
 }
 
-int tpp_iter_next(struct tpp_iter *it, const struct tpp_event **ev)
+static void set_bound(struct tpp_iter *it)
+{
+	uint64_t b = UINT64_MAX;
+	for (size_t i = 1; i < 3 && i < it->nheap; i++)
+		if (it->cur[it->heap[i]].hp->ts < b)
+			b = it->cur[it->heap[i]].hp->ts;
+	it->bound = b;
+}
+
+static __attribute__((noinline)) int next_slow(struct tpp_iter *it, const struct tpp_event **ev)
 {
 	/* The event returned last time is the head of the cursor on top of the
 	 * heap and points into its buffers: it is refilled only now, and then
@@ -298,22 +353,21 @@ int tpp_iter_next(struct tpp_iter *it, const struct tpp_event **ev)
 	if (it->top_pending) {
 		size_t k = it->heap[0];
 		struct scur *s = &it->cur[k];
-		/* fast path: the top stream's chunk goes on, in order, unfiltered */
-		if (s->active && !s->windowed && !it->ranged) {
-			int e = tpp_dec_next(&s->dec[s->cur], &s->head);
-			if (e == 1) {
-				if (it->nheap > 1)
-					sift_down(it, 0);
+		/* fast path: the top stream's slice goes on, unfiltered */
+		if (s->ri < s->rn && !it->ranged) {
+			s->hp = next_row(s);
+			if (s->hp->ts < it->bound)
 				goto emit;
-			}
-			if (e < 0)
-				return damaged(it, s, s->dec[s->cur].err);
-			s->active = 0;
+			if (it->nheap > 1)
+				sift_down(it, 0);
+			set_bound(it);
+			goto emit;
 		}
 		int e = cur_fill(it, s);
 		if (e < 0)
 			return e; /* stays pending: the next call resumes after the damage */
 		it->top_pending = 0;
+		it->bound = 0;
 		if (e == 1) {
 			sift_down(it, 0);
 		} else {
@@ -329,11 +383,14 @@ int tpp_iter_next(struct tpp_iter *it, const struct tpp_event **ev)
 		it->nfill--;
 		if (e == 1)
 			heap_push(it, k);
+		it->bound = 0;
 	}
 	if (!it->nheap)
 		return 0;
+	if (!it->bound)
+		set_bound(it);
 emit:;
-	const struct tpp_event *out = &it->cur[it->heap[0]].head;
+	const struct tpp_event *out = it->cur[it->heap[0]].hp;
 	it->top_pending = 1;
 	if (out->ts < it->last_out)
 		it->st.out_of_order++;
@@ -342,6 +399,29 @@ emit:;
 	it->st.events++;
 	*ev = out;
 	return 1;
+}
+
+int tpp_iter_next(struct tpp_iter *it, const struct tpp_event **ev)
+{
+	/* Most events: the top stream's slice goes on, still before every
+	 * other stream's head. Kept apart from next_slow so this costs no
+	 * register spills. */
+	if (it->top_pending && !it->ranged) {
+		struct scur *s = &it->cur[it->heap[0]];
+		if (s->ri < s->rn) {
+			const struct tpp_event *e =
+				(const struct tpp_event *)(const void *)(s->rows + s->ri * s->stride);
+			if (e->ts < it->bound && e->ts >= it->last_out) {
+				s->ri++;
+				s->hp = e;
+				it->last_out = e->ts;
+				it->st.events++;
+				*ev = e;
+				return 1;
+			}
+		}
+	}
+	return next_slow(it, ev);
 }
 
 const char *tpp_iter_error(const struct tpp_iter *it) { return it->err; }
@@ -359,7 +439,11 @@ void tpp_iter_close(struct tpp_iter *it)
 		}
 		free(it->cur[k].chunks);
 		free(it->cur[k].win);
+		free(it->cur[k].rows);
 	}
+	if (it->sc)
+		free(it->sc->start);
+	free(it->sc);
 	free(it->cur);
 	free(it->heap);
 	free(it->fill);

@@ -5,8 +5,10 @@
  * message from tpp_iter_error(). Nothing here prints.
  *
  * Memory: an iterator holds one decompressed chunk per stream it is reading
- * (at most TPP_CHUNK_RAW_MAX each), plus a reorder window per stream; the
+ * (at most TPP_CHUNK_RAW_MAX each) and a slice of it decoded column by
+ * column (1024 events), plus a reorder window per stream; the
  * event it returns, and any string in it, is valid until the next call.
+ * Only v[0..nvals) of a returned event exist: never copy it whole.
  */
 #ifndef TPP_DECODE_H
 #define TPP_DECODE_H
@@ -37,7 +39,10 @@ struct tpp_chunk_dec {
 	uint32_t nstr;
 	const uint8_t **str_ptr; /* nstr offsets into strtab, allocated */
 	uint32_t *str_len;
-	uint32_t done;
+	uint32_t done, count;
+	uint32_t maxf; /* the most fields of any type in the chunk */
+	uint32_t stream;
+	const uint32_t *want; /* tpp_dec_want: kept across tpp_dec_begin */
 	int32_t thread_tid, cpu; /* thread streams: the tid of every event; else -1 */
 	uint64_t last_ts;
 	int64_t last_tid;
@@ -52,6 +57,11 @@ int tpp_dec_begin(struct tpp_chunk_dec *d, const struct tpp_reader *r, const str
 /* 1: *ev holds the next event; 0: end of chunk; <0: corrupt payload (message
  * in d->err; stop decoding this chunk). */
 int tpp_dec_next(struct tpp_chunk_dec *d, struct tpp_event *ev);
+/* Decode only the fields whose bit is set in want[type id] (bit i: field i;
+ * want has TPP_MAX_TYPES entries, NULL: all, the default). Fields left out
+ * read as 0 / an empty NULL string. Holds from the next tpp_dec_begin on;
+ * want must outlive the decoding. */
+void tpp_dec_want(struct tpp_chunk_dec *d, const uint32_t *want);
 void tpp_dec_end(struct tpp_chunk_dec *d);
 
 /* Whole-file iteration. */
@@ -62,6 +72,9 @@ struct tpp_iter_opts {
 	uint64_t from_ts;   /* time range filter, inclusive; 0/0 = everything */
 	uint64_t to_ts;
 	uint32_t window;    /* per-stream reorder window in events, default 256 */
+	/* Fields to decode per type, as for tpp_dec_want (NULL: all). Skipping
+	 * the fields an analysis never reads is most of the decoding saved. */
+	const uint32_t *want;
 };
 int tpp_iter_open(struct tpp_iter **it, struct tpp_reader *r, const struct tpp_iter_opts *o);
 /* 1: *ev valid until the next call; 0: end; <0: a chunk was damaged and
@@ -74,6 +87,7 @@ const char *tpp_iter_error(const struct tpp_iter *it);
 struct tpp_iter_stats {
 	uint64_t events, chunks, damaged_chunks, out_of_order;
 };
+/* Final once tpp_iter_next has returned 0. */
 void tpp_iter_stats(const struct tpp_iter *it, struct tpp_iter_stats *st);
 void tpp_iter_close(struct tpp_iter *it);
 

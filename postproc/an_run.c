@@ -35,6 +35,7 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 	if (f) {
 		o.from_ts = f->from_ts;
 		o.to_ts = f->to_ts;
+		o.want = f->want;
 	}
 	uint64_t total = 0;
 	for (size_t i = 0; i < tpp_r_nchunks(r); i++)

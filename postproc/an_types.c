@@ -149,3 +149,41 @@ const char *an_s(const struct tpp_event *ev, const struct an_tinfo *ti, int role
 	buf[strnlen(buf, n)] = 0;
 	return buf;
 }
+
+void an_want_roles(const struct an_types *ty, uint32_t *want, const int *roles, size_t n)
+{
+	for (size_t id = 0; id < TPP_MAX_TYPES; id++)
+		for (size_t k = 0; k < n; k++)
+			if (ty->t[id].f[roles[k]] >= 0)
+				want[id] |= 1u << ty->t[id].f[roles[k]];
+}
+
+void an_want_kind(const struct an_types *ty, uint32_t *want, int kind)
+{
+	for (size_t id = 0; id < TPP_MAX_TYPES; id++)
+		if (ty->t[id].kind == kind)
+			want[id] = UINT32_MAX;
+}
+
+void an_want_pairing(const struct an_types *ty, uint32_t *want)
+{
+	/* an_pair_feed: calls, unwinding, and the switches and exits that
+	 * close frames or charge off-CPU time */
+	static const int r[] = {R_ADDR, R_RET, R_DEPTH, R_PREV_PID, R_NEXT_PID, R_PID};
+	an_want_roles(ty, want, r, sizeof(r) / sizeof(r[0]));
+	for (size_t id = 0; id < TPP_MAX_TYPES; id++) {
+		const struct an_tinfo *ti = &ty->t[id];
+		for (int i = 0; i < ti->nargs; i++)
+			want[id] |= 1u << (ti->f[R_ARG0] + i);
+	}
+}
+
+void an_want_sched(const struct an_types *ty, uint32_t *want, int comms)
+{
+	/* an_sched_feed */
+	static const int r[] = {R_PREV_PID, R_NEXT_PID, R_PREV_STATE, R_PID};
+	static const int c[] = {R_PREV_COMM, R_NEXT_COMM, R_COMM};
+	an_want_roles(ty, want, r, sizeof(r) / sizeof(r[0]));
+	if (comms)
+		an_want_roles(ty, want, c, sizeof(c) / sizeof(c[0]));
+}

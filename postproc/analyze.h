@@ -63,6 +63,17 @@ static inline uint64_t an_u(const struct tpp_event *ev, const struct an_tinfo *t
 {
 	return ti->f[role] >= 0 ? ev->v[(int)ti->f[role]].u : 0;
 }
+/* Projection: an analysis names the roles it reads and the decoder skips
+ * every other field (tpp_iter_opts.want; fields left out read as 0). want
+ * has TPP_MAX_TYPES entries and starts zeroed. an_want_roles adds the
+ * fields of the given roles in every type; an_want_kind every field of the
+ * types of one kind (for analyses that print whole events). */
+void an_want_roles(const struct an_types *ty, uint32_t *want, const int *roles, size_t n);
+void an_want_kind(const struct an_types *ty, uint32_t *want, int kind);
+/* The fields an_pair_feed reads; those an_sched_feed reads (comms: the
+ * task-name fields too, unless no_comm is set). */
+void an_want_pairing(const struct an_types *ty, uint32_t *want);
+void an_want_sched(const struct an_types *ty, uint32_t *want, int comms);
 /* Copies a string field (not NUL-terminated in the event) into buf. */
 const char *an_s(const struct tpp_event *ev, const struct an_tinfo *ti, int role, char *buf,
 		 size_t len);
@@ -208,6 +219,7 @@ struct an_filter {
 	const int32_t *tids;     /* NULL = all */
 	size_t ntids;
 	const char *comm;        /* NULL = all */
+	const uint32_t *want;    /* fields to decode per type, NULL = all */
 };
 /* Builds the whole call graph of the file (runs the loop over r, in time
  * order), for the threads and time range of f (NULL: everything). cg is

@@ -244,6 +244,17 @@ int cmd_latency(int argc, char **argv)
 		rc = acli_fail(&c, rc, NULL);
 		goto out;
 	}
+	/* only the fields the chosen analyses read are decoded */
+	uint32_t want[TPP_MAX_TYPES] = {0};
+	if (r.want_func)
+		an_want_pairing(r.ty, want);
+	if (r.want_sched)
+		an_want_sched(r.ty, want, !r.sched.no_comm);
+	for (int k = AN_BLK_INSERT; r.want_io && k <= AN_BLK_COMPLETE; k++)
+		an_want_kind(r.ty, want, k);
+	for (int k = AN_NET_QUEUE; r.want_net && k <= AN_SOCK_RECV; k++)
+		an_want_kind(r.ty, want, k);
+	c.f.want = want;
 	struct an_run_stats st;
 	if ((rc = acli_run(&c, feed, &r, &st)))
 		goto out;

@@ -103,6 +103,9 @@ int cmd_sched(int argc, char **argv)
 	an_sched_init(&s);
 	c.user = &s;
 	acli_need(&c, c.ty->has[AN_SWITCH], "sched_switch");
+	uint32_t want[TPP_MAX_TYPES] = {0};
+	an_want_sched(c.ty, want, 1);
+	c.f.want = want;
 	struct an_run_stats st;
 	if ((rc = acli_run(&c, feed, &c, &st)))
 		goto out;

@@ -173,6 +173,38 @@ int main(void)
 			CHECK(backwards == 0, "sorted output went backwards %d times", backwards);
 		tpp_iter_close(it);
 	}
+	/* projection: in step with a full sorted read, the wanted fields are
+	 * the same and the others read as 0 / NULL */
+	{
+		static uint32_t want[TPP_MAX_TYPES];
+		want[1] = 1u << 0 | 1u << 2; /* t_all: u and name */
+		struct tpp_iter *full, *proj;
+		struct tpp_iter_opts fo = {.sz = sizeof(fo), .sorted = 1, .window = 64};
+		struct tpp_iter_opts po = fo;
+		po.want = want;
+		CHECK(tpp_iter_open(&full, r, &fo) == 0 && tpp_iter_open(&proj, r, &po) == 0, "two iterators");
+		const struct tpp_event *a, *b;
+		int n = 0, bad = 0;
+		while (tpp_iter_next(full, &a) == 1) {
+			if (tpp_iter_next(proj, &b) != 1) {
+				bad++;
+				break;
+			}
+			n++;
+			int ok = a->ts == b->ts && a->type == b->type && a->tid == b->tid && a->nvals == b->nvals;
+			if (ok && a->type == 1)
+				ok = b->v[0].u == a->v[0].u && b->v[2].s.len == a->v[2].s.len &&
+				     !memcmp(b->v[2].s.p, a->v[2].s.p, a->v[2].s.len) && b->v[1].u == 0 &&
+				     b->v[3].s.p == NULL && b->v[3].s.len == 0;
+			if (ok && a->type == 7)
+				ok = b->v[0].u == 0;
+			if (!ok && bad++ < 3)
+				fprintf(stderr, "projection differs at event %d\n", n);
+		}
+		CHECK(n == N && !bad && tpp_iter_next(proj, &b) == 0, "projection: %d events, %d differ", n, bad);
+		tpp_iter_close(full);
+		tpp_iter_close(proj);
+	}
 	/* a time range returns exactly the events inside it */
 	uint64_t from = 20000, to = 400000;
 	int want = 0;
