@@ -424,6 +424,60 @@ int tpp_iter_next(struct tpp_iter *it, const struct tpp_event **ev)
 	return next_slow(it, ev);
 }
 
+/* Extends a run of the top cursor's rows that starts at row ri - 1 (the
+ * event just handed out) while they stay ahead of every other head. */
+static int extend_run(struct tpp_iter *it, struct scur *s, const struct tpp_event **first, size_t *stride)
+{
+	uint32_t i = s->ri;
+	uint64_t last = it->last_out, bound = it->bound;
+	const uint8_t *rows = s->rows;
+	size_t st = s->stride;
+	while (i < s->rn) {
+		uint64_t ts = ((const struct tpp_event *)(const void *)(rows + i * st))->ts;
+		if (ts >= bound || ts < last)
+			break;
+		last = ts;
+		i++;
+	}
+	int n = (int)(i - s->ri) + 1;
+	*first = (const struct tpp_event *)(const void *)(rows + (s->ri - 1) * st);
+	*stride = st;
+	s->ri = i;
+	s->hp = (const struct tpp_event *)(const void *)(rows + (i - 1) * st);
+	it->last_out = last;
+	it->st.events += (uint64_t)n - 1;
+	return n;
+}
+
+int tpp_iter_run(struct tpp_iter *it, const struct tpp_event **first, size_t *stride)
+{
+	*stride = 0;
+	if (it->ranged)
+		return tpp_iter_next(it, first);
+	struct scur *s;
+	if (it->top_pending) {
+		s = &it->cur[it->heap[0]];
+		if (s->ri < s->rn) {
+			const struct tpp_event *e =
+				(const struct tpp_event *)(const void *)(s->rows + s->ri * s->stride);
+			if (e->ts < it->bound && e->ts >= it->last_out) {
+				s->ri++;
+				it->last_out = e->ts;
+				it->st.events++;
+				return extend_run(it, s, first, stride);
+			}
+		}
+	}
+	int rc = next_slow(it, first);
+	if (rc != 1)
+		return rc;
+	/* the merge moved to another stream: its run goes out whole too */
+	s = &it->cur[it->heap[0]];
+	if (s->windowed || !s->ri || s->hp != (const struct tpp_event *)(const void *)(s->rows + (s->ri - 1) * s->stride))
+		return 1;
+	return extend_run(it, s, first, stride);
+}
+
 const char *tpp_iter_error(const struct tpp_iter *it) { return it->err; }
 
 void tpp_iter_stats(const struct tpp_iter *it, struct tpp_iter_stats *st) { *st = it->st; }

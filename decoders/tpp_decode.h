@@ -83,6 +83,11 @@ int tpp_iter_open(struct tpp_iter **it, struct tpp_reader *r, const struct tpp_i
  * hold no intact chunk header) is not repeated here: it is counted in
  * tpp_r_info()->damaged_chunks, with the first message in tpp_r_error(). */
 int tpp_iter_next(struct tpp_iter *it, const struct tpp_event **ev);
+/* As tpp_iter_next, but a run of events at once: returns n >= 1 events at
+ * *first, each *stride bytes after the one before (stride 0 when n is 1),
+ * all valid until the next call; 0 at the end; <0 as tpp_iter_next. Runs
+ * are what a stream gives before another stream's next event. */
+int tpp_iter_run(struct tpp_iter *it, const struct tpp_event **first, size_t *stride);
 const char *tpp_iter_error(const struct tpp_iter *it);
 struct tpp_iter_stats {
 	uint64_t events, chunks, damaged_chunks, out_of_order;

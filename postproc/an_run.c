@@ -50,8 +50,11 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 	}
 	const struct tpp_event *ev;
 	int last_pct = -1;
+	uint64_t next_report = 1u << 20;
 	for (;;) {
-		rc = tpp_iter_next(it, &ev);
+		/* a run of one stream at a time: one call for many events */
+		size_t stride;
+		rc = tpp_iter_run(it, &ev, &stride);
 		if (rc == 0)
 			break;
 		if (rc < 0) {
@@ -65,11 +68,18 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 		}
 		if (!st->events)
 			st->first_ts = ev->ts;
-		st->last_ts = ev->ts;
-		st->events++;
-		if ((rc = fn(ctx, ev)) < 0)
+		int n = rc;
+		for (int i = 0; i < n; i++) {
+			st->last_ts = ev->ts;
+			st->events++;
+			if ((rc = fn(ctx, ev)) < 0)
+				break;
+			ev = (const struct tpp_event *)(const void *)((const char *)ev + stride);
+		}
+		if (rc < 0)
 			break;
-		if (progress && !(st->events & 0xfffff)) {
+		if (progress && st->events >= next_report) {
+			next_report = st->events + (1u << 20);
 			int pct = (int)(st->events * 100 / total);
 			if (pct != last_pct)
 				fprintf(stderr, "\r%3d%% %llu events", pct, (unsigned long long)st->events);

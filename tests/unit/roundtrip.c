@@ -205,6 +205,28 @@ int main(void)
 		tpp_iter_close(full);
 		tpp_iter_close(proj);
 	}
+	/* runs: tpp_iter_run gives the same events in the same order */
+	{
+		struct tpp_iter *one, *run;
+		struct tpp_iter_opts ro = {.sz = sizeof(ro), .sorted = 1, .window = 64};
+		CHECK(tpp_iter_open(&one, r, &ro) == 0 && tpp_iter_open(&run, r, &ro) == 0, "two iterators");
+		const struct tpp_event *a, *b;
+		size_t stride;
+		int n = 0, bad = 0, k, longest = 0;
+		while ((k = tpp_iter_run(run, &b, &stride)) > 0) {
+			longest = k > longest ? k : longest;
+			for (int i = 0; i < k; i++, b = (const struct tpp_event *)(const void *)((const char *)b + stride)) {
+				n++;
+				if (tpp_iter_next(one, &a) != 1 || a->ts != b->ts || a->type != b->type ||
+				    a->tid != b->tid || a->stream != b->stream || a->v[0].u != b->v[0].u)
+					bad++;
+			}
+		}
+		CHECK(k == 0 && n == N && !bad && tpp_iter_next(one, &a) == 0, "runs: %d events, %d differ", n, bad);
+		CHECK(longest > 1, "runs hold more than one event (longest %d)", longest);
+		tpp_iter_close(one);
+		tpp_iter_close(run);
+	}
 	/* a time range returns exactly the events inside it */
 	uint64_t from = 20000, to = 400000;
 	int want = 0;
