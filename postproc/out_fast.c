@@ -1,5 +1,6 @@
 /* out_fast — see out_fast.h. */
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "out_fast.h"
@@ -27,6 +28,25 @@ int of_flush(struct ofast *o)
 	return o->err;
 }
 
+void of_mem_big(struct ofast *o, const char *s, size_t n)
+{
+	if (n > sizeof(o->buf) / 2) {
+		of_flush(o);
+		while (n) { /* huge strings go out in pieces */
+			size_t k = n < sizeof(o->buf) ? n : sizeof(o->buf);
+			memcpy(o->buf, s, k);
+			o->len = k;
+			of_flush(o);
+			s += k;
+			n -= k;
+		}
+		return;
+	}
+	of_room(o, n);
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
 static const char digits2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 			      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 			      "8081828384858687888990919293949596979899";
@@ -50,13 +70,30 @@ static inline char *digits(char *end, uint64_t v)
 	return p;
 }
 
+static inline unsigned ndigits(uint64_t v)
+{
+	unsigned n = 1;
+	for (;;) {
+		if (v < 10)
+			return n;
+		if (v < 100)
+			return n + 1;
+		if (v < 1000)
+			return n + 2;
+		if (v < 10000)
+			return n + 3;
+		v /= 10000;
+		n += 4;
+	}
+}
+
 void of_u64(struct ofast *o, uint64_t v)
 {
-	char t[20];
-	char *p = digits(t + sizeof(t), v);
-	size_t n = (size_t)(t + sizeof(t) - p);
-	of_room(o, n);
-	memcpy(o->buf + o->len, p, n);
+	/* straight into the buffer: a copy from a scratch array was a libc
+	 * call per number */
+	unsigned n = ndigits(v);
+	of_room(o, 20);
+	digits(o->buf + o->len + n, v);
 	o->len += n;
 }
 
@@ -98,9 +135,15 @@ void of_u64w(struct ofast *o, uint64_t v, int w)
 void of_ts(struct ofast *o, uint64_t ns)
 {
 	/* seconds, a dot, then exactly nine digits of nanoseconds */
-	char t[32];
-	char *end = t + sizeof(t);
+	uint64_t sec = ns / 1000000000u;
 	uint32_t frac = (uint32_t)(ns % 1000000000u);
+	unsigned n = ndigits(sec);
+	of_room(o, 32);
+	char *p = o->buf + o->len;
+	digits(p + n, sec);
+	p += n;
+	*p = '.';
+	char *end = p + 10;
 	for (int i = 0; i < 4; i++) {
 		unsigned d = (frac % 100) * 2;
 		frac /= 100;
@@ -108,16 +151,44 @@ void of_ts(struct ofast *o, uint64_t ns)
 		*--end = digits2[d];
 	}
 	*--end = (char)('0' + frac);
-	*--end = '.';
-	char *p = digits(end, ns / 1000000000u);
-	size_t n = (size_t)(t + sizeof(t) - p);
-	of_room(o, n);
-	memcpy(o->buf + o->len, p, n);
-	o->len += n;
+	o->len += n + 10;
 }
 
 void of_text(struct ofast *o, const char *s, size_t n)
 {
+	if (n <= 64) {
+		/* short text (task names, most strings): byte by byte into the
+		 * buffer, escapes inline */
+		of_room(o, 4 * n);
+		char *d = o->buf + o->len;
+		size_t i = 0;
+		/* eight bytes at a time while none is below 0x20 or 0x7f */
+		for (; i + 8 <= n; i += 8) {
+			uint64_t x, y;
+			memcpy(&x, s + i, 8);
+			y = x ^ 0x7f7f7f7f7f7f7f7full;
+			if (((x - 0x2020202020202020ull) & ~x) & 0x8080808080808080ull)
+				break;
+			if (((y - 0x0101010101010101ull) & ~y) & 0x8080808080808080ull)
+				break;
+			memcpy(d, &x, 8);
+			d += 8;
+		}
+		for (; i < n; i++) {
+			unsigned char c = (unsigned char)s[i];
+			if (__builtin_expect(c >= 0x20 && c != 0x7f, 1)) {
+				*d++ = (char)c;
+				continue;
+			}
+			d[0] = '\\';
+			d[1] = 'x';
+			d[2] = "0123456789abcdef"[c >> 4];
+			d[3] = "0123456789abcdef"[c & 15];
+			d += 4;
+		}
+		o->len = (size_t)(d - o->buf);
+		return;
+	}
 	size_t i = 0;
 	for (;;) {
 		/* copy the longest printable run at once */
