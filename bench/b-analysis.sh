@@ -9,7 +9,7 @@
 # Usage: bench/b-analysis.sh [BUILD_DIR]  (N calls, ROUNDS ping-pongs, BIG, RUNS)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-B=${1:-${TPP_B:-$TOP/build}}
+B=$(cd "${1:-${TPP_B:-$TOP/build}}" && pwd)
 N=${N:-1000000} ROUNDS=${ROUNDS:-100000} BIG=${BIG:-100000000} RUNS=${RUNS:-3}
 W=$(mktemp -d /tmp/b-analysis.XXXXXX)
 trap 'rm -rf "$W"' EXIT
