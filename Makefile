@@ -82,6 +82,8 @@ $(B)/bench/%: $(B)/obj/bench/%.o $(LIBDECODE) $(LIBFORMAT)
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBDECODE) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+# a unit test of a piece of tracepp links that piece
+$(B)/tests/out_fast: $(B)/obj/postproc/out_fast.o
 
 # Sample workloads: plain, -pg and -finstrument-functions builds, -O0 so the
 # call trees stay as written.
