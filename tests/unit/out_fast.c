@@ -12,14 +12,6 @@
 #include "tpp_test.h"
 #include "../../postproc/out_fast.h"
 
-static uint64_t seed = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-	seed ^= seed << 13;
-	seed ^= seed >> 7;
-	seed ^= seed << 17;
-	return seed;
-}
 
 /* Appends the expected text for of_text(s, n): printable bytes as they
  * are, bytes below 0x20 and 0x7f as \xNN. */

@@ -23,14 +23,6 @@ struct rec {
 	uint32_t blen;
 };
 
-static uint64_t x = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return x;
-}
 
 int main(void)
 {

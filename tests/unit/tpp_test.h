@@ -25,4 +25,14 @@ static int t_pass, t_fail;
 		if (f) { fprintf(f, "%d %d 0\n", t_pass, t_fail); fclose(f); }  \
 		return t_fail ? 1 : 0;                                          \
 	} while (0)
+/* Deterministic xorshift64: the same "random" inputs on every run. */
+#include <stdint.h>
+static uint64_t t_seed = 88172645463325252ull;
+static inline uint64_t rnd(void)
+{
+	t_seed ^= t_seed << 13;
+	t_seed ^= t_seed >> 7;
+	t_seed ^= t_seed << 17;
+	return t_seed;
+}
 #endif
