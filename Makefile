@@ -84,6 +84,7 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBDECODE) $(LIBFORMAT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 # a unit test of a piece of tracepp links that piece
 $(B)/tests/out_fast: $(B)/obj/postproc/out_fast.o
+$(B)/tests/an_lat: $(B)/obj/postproc/an_lat.o
 
 # Sample workloads: plain, -pg and -finstrument-functions builds, -O0 so the
 # call trees stay as written.

@@ -6,7 +6,8 @@
 #include <string.h>
 #include "analyze.h"
 
-/* Samples held by all distributions of the process together. */
+/* Sample slots allocated by all distributions of the process together
+ * (capacity, so that adding a sample needs no global count). */
 static size_t held;
 
 #define SUB_BITS 7
@@ -21,15 +22,10 @@ void an_lat_init(struct an_lat *l)
 
 void an_lat_free(struct an_lat *l)
 {
-	held -= l->n;
+	held -= l->cap;
 	free(l->v);
 	free(l->fine);
 	an_lat_init(l);
-}
-
-static unsigned log2_bucket(uint64_t v)
-{
-	return v ? 64 - __builtin_clzll(v) : 0;
 }
 
 /* Log-linear bucket: exact below 2*SUB, then SUB buckets per power of two. */
@@ -60,22 +56,15 @@ static void go_inexact(struct an_lat *l)
 		return; /* keep min/max/avg/log2; percentiles then come from log2 */
 	for (size_t i = 0; i < l->n; i++)
 		l->fine[fine_bucket(l->v[i])]++;
-	held -= l->n;
+	held -= l->cap;
 	free(l->v);
 	l->v = NULL;
 	l->n = l->cap = 0;
 }
 
-void an_lat_add(struct an_lat *l, uint64_t v)
+void an_lat_add_slow(struct an_lat *l, uint64_t v)
 {
-	l->count++;
-	l->sum += v;
-	if (v < l->min)
-		l->min = v;
-	if (v > l->max)
-		l->max = v;
-	l->log2[log2_bucket(v)]++;
-	l->sorted = 0;
+	an_lat_tally(l, v);
 	if (l->fine) {
 		l->fine[fine_bucket(v)]++;
 		return;
@@ -83,27 +72,21 @@ void an_lat_add(struct an_lat *l, uint64_t v)
 	if (l->count != l->n + 1) /* already inexact without fine buckets */
 		return;
 	if (l->n == l->cap) {
-		if (held + l->n + 1 > AN_LAT_BUDGET) {
-			go_inexact(l);
-			if (l->fine)
-				l->fine[fine_bucket(v)]++;
-			return;
-		}
 		size_t nc = l->cap ? l->cap * 2 : 64;
 		if (held + nc - l->cap > AN_LAT_BUDGET)
-			nc = l->cap + (AN_LAT_BUDGET - held);
-		uint64_t *nv = realloc(l->v, nc * sizeof(*nv));
-		if (!nv) {
+			nc = l->cap + (AN_LAT_BUDGET > held ? AN_LAT_BUDGET - held : 0);
+		uint64_t *nv = nc > l->cap ? realloc(l->v, nc * sizeof(*nv)) : NULL;
+		if (!nv) { /* over the budget, or out of memory */
 			go_inexact(l);
 			if (l->fine)
 				l->fine[fine_bucket(v)]++;
 			return;
 		}
+		held += nc - l->cap;
 		l->v = nv;
 		l->cap = nc;
 	}
 	l->v[l->n++] = v;
-	held++;
 }
 
 int an_lat_exact(const struct an_lat *l)

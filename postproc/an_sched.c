@@ -92,12 +92,8 @@ static int set_curr(struct an_sched *s, int32_t cpu, int32_t tid, uint64_t ts)
 
 /* Kernel comm fields are char[16], NUL-padded: copied without measuring
  * (strnlen per switch was the top of the latency profile). */
-static void comm(const struct an_sched *s, struct an_task *t, const struct tpp_event *ev,
-		 const struct an_tinfo *ti, int role)
+static void comm_copy(struct an_task *t, const struct tpp_event *ev, int i)
 {
-	int i = ti->f[role];
-	if (s->no_comm || i < 0)
-		return;
 	const char *p = ev->v[i].s.p;
 	size_t n = ev->v[i].s.len;
 	if (!p || !n || !p[0])
@@ -106,6 +102,14 @@ static void comm(const struct an_sched *s, struct an_task *t, const struct tpp_e
 		n = sizeof(t->comm) - 1;
 	memcpy(t->comm, p, n);
 	t->comm[n] = 0;
+}
+
+static inline void comm(const struct an_sched *s, struct an_task *t, const struct tpp_event *ev,
+			const struct an_tinfo *ti, int role)
+{
+	/* the check inline: latency wants no names, and a call per switch showed */
+	if (!s->no_comm && ti->f[role] >= 0)
+		comm_copy(t, ev, ti->f[role]);
 }
 
 static void runnable(struct an_task *t, uint64_t ts, int woken)

@@ -110,7 +110,31 @@ struct an_lat {
 };
 void an_lat_init(struct an_lat *l);
 void an_lat_free(struct an_lat *l);
-void an_lat_add(struct an_lat *l, uint64_t v);
+/* The summary every sample updates, exact or not. */
+static inline void an_lat_tally(struct an_lat *l, uint64_t v)
+{
+	l->count++;
+	l->sum += v;
+	if (v < l->min)
+		l->min = v;
+	if (v > l->max)
+		l->max = v;
+	l->log2[v ? 64 - __builtin_clzll(v) : 0]++;
+	l->sorted = 0;
+}
+/* Past the fast case of an_lat_add: growing, the budget, inexact. */
+void an_lat_add_slow(struct an_lat *l, uint64_t v);
+/* Adds a sample; inline while the exact array has room (a call per sample
+ * showed in the sched latency profile). */
+static inline void an_lat_add(struct an_lat *l, uint64_t v)
+{
+	if (__builtin_expect(l->n < l->cap && l->count == l->n && !l->fine, 1)) {
+		an_lat_tally(l, v);
+		l->v[l->n++] = v;
+		return;
+	}
+	an_lat_add_slow(l, v);
+}
 int an_lat_exact(const struct an_lat *l);
 /* Nearest-rank percentile p (0 < p <= 100); sorts on first use. */
 uint64_t an_lat_pct(struct an_lat *l, double p);

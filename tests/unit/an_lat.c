@@ -1,0 +1,72 @@
+/* Latency distributions: exact nearest-rank percentiles while the samples
+ * fit the budget, and within the stated bound (at most 1/128 above the true
+ * value, never below it) once a distribution has gone past it. The truth is
+ * arithmetic: a shuffled 1..N has the value k at rank k. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "tpp_test.h"
+#include "../../postproc/analyze.h"
+
+static uint64_t truth(uint64_t n, double p)
+{
+	uint64_t r = (uint64_t)ceil(p / 100.0 * (double)n);
+	return r < 1 ? 1 : r;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static void fill(struct an_lat *l, uint64_t n, uint64_t mul)
+{
+	/* 1..n in a scrambled order: steps of a stride coprime to n */
+	uint64_t step = 2654435761u % n;
+	while (step < 2 || gcd(step, n) != 1)
+		step++;
+	for (uint64_t i = 0, x = 0; i < n; i++, x = (x + step) % n)
+		an_lat_add(l, (x + 1) * mul);
+}
+
+int main(void)
+{
+	static const double ps[] = {1, 50, 90, 99, 99.9, 100};
+	/* small: exact */
+	struct an_lat a;
+	an_lat_init(&a);
+	fill(&a, 100003, 1);
+	CHECK(an_lat_exact(&a) && a.count == 100003 && a.min == 1 && a.max == 100003, "small one is exact");
+	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+		CHECK(an_lat_pct(&a, ps[i]) == truth(100003, ps[i]), "p%g = %llu, want %llu", ps[i],
+		      (unsigned long long)an_lat_pct(&a, ps[i]), (unsigned long long)truth(100003, ps[i]));
+	CHECK(an_lat_avg(&a) == 50002, "avg %llu", (unsigned long long)an_lat_avg(&a));
+	/* past the budget (shared with a, still held): inexact, bounded */
+	struct an_lat b;
+	an_lat_init(&b);
+	uint64_t n = AN_LAT_BUDGET + 4097;
+	fill(&b, n, 1000);
+	CHECK(!an_lat_exact(&b) && b.count == n, "a distribution past the budget goes inexact");
+	CHECK(an_lat_exact(&a), "the other one stays exact");
+	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+		uint64_t t = truth(n, ps[i]) * 1000, g = an_lat_pct(&b, ps[i]);
+		CHECK(g >= t && (double)g <= (double)t * (1 + AN_LAT_REL_ERR), "p%g = %llu, true %llu", ps[i],
+		      (unsigned long long)g, (unsigned long long)t);
+	}
+	CHECK(b.min == 1000 && b.max == n * 1000, "min and max stay exact");
+	an_lat_free(&b);
+	/* the budget freed: a new distribution is exact again */
+	struct an_lat c;
+	an_lat_init(&c);
+	fill(&c, 1u << 20, 3);
+	CHECK(an_lat_exact(&c) && an_lat_pct(&c, 50) == 3 * truth(1u << 20, 50), "exact after a free");
+	an_lat_free(&a);
+	an_lat_free(&c);
+	TEST_DONE();
+}
