@@ -8,6 +8,7 @@
 #include "analyze.h"
 
 struct an_pair {
+	struct an_pair_hot hot; /* last, entries, returns, calls */
 	const struct an_types *ty;
 	struct an_syms *syms;
 	const struct tpp_names *names;
@@ -20,10 +21,7 @@ struct an_pair {
 	struct hmap by_tid;
 	struct an_thread **th;
 	size_t nth, capth;
-	/* Events come in runs of one thread: the last one found saves the
-	 * hash lookup on most events. */
-	struct an_thread *last;
-	struct an_pair_stats st;
+	struct an_pair_stats st; /* but entries, returns, calls: in hot */
 };
 
 int an_pair_open(struct an_pair **p, const struct an_types *ty, struct an_syms *syms,
@@ -55,14 +53,19 @@ void an_pair_close(struct an_pair *p)
 	free(p);
 }
 
+struct an_pair_hot *an_pair_hot(struct an_pair *p)
+{
+	return &p->hot;
+}
+
 static struct an_thread *lookup(struct an_pair *p, int32_t tid)
 {
-	if (p->last && p->last->tid == tid)
-		return p->last;
+	if (p->hot.last && p->hot.last->tid == tid)
+		return p->hot.last;
 	uint32_t *i = hmap_get(&p->by_tid, (uint32_t)tid);
 	if (!i)
 		return NULL;
-	return p->last = p->th[*i];
+	return p->hot.last = p->th[*i];
 }
 
 struct an_thread *an_pair_thread(struct an_pair *p, int32_t tid)
@@ -90,7 +93,7 @@ struct an_thread *an_pair_thread(struct an_pair *p, int32_t tid)
 	th->comm = p->names ? tpp_names_comm(p->names, tid) : NULL;
 	th->cpu = -1;
 	p->th[p->nth++] = th;
-	return p->last = th;
+	return p->hot.last = th;
 }
 
 static inline __attribute__((always_inline)) void
@@ -112,7 +115,7 @@ close_top(struct an_pair *p, struct an_thread *th, uint64_t ts, uint32_t flags,
 		c.has_ret = 1;
 		c.ret = ev->v[(int)ti->f[R_RET]].u;
 	}
-	p->st.calls++;
+	p->hot.calls++;
 	if (flags & AN_CALL_NORET)
 		p->st.noret++;
 	if (flags & AN_CALL_UNWOUND)
@@ -149,37 +152,23 @@ static __attribute__((noinline)) int grow_stack(struct an_thread *th)
 	return 0;
 }
 
-/* The fields of a new frame besides addr and func. */
-static inline void frame_init(struct an_frame *f, const struct tpp_event *ev,
-			      const struct an_tinfo *ti)
-{
-	/* every field set here: a memset of the frame showed in profiles */
-	f->ts = ev->ts;
-	f->child_ns = f->offcpu_ns = 0;
-	f->node = f->user = 0;
-	f->nargs = ti->nargs;
-	for (int i = 0; i < ti->nargs; i++)
-		f->args[i] = ev->v[ti->f[R_ARG0] + i].u;
-}
-
-static __attribute__((noinline)) int push(struct an_pair *p, struct an_thread *th,
-					  const struct tpp_event *ev, const struct an_tinfo *ti)
+/* An entry past an_pair_push_hot's common case: the stack grown, the
+ * slot's function looked up. */
+static __attribute__((noinline)) int push_slow(struct an_pair *p, struct an_thread *th,
+					       const struct tpp_event *ev,
+					       const struct an_tinfo *ti)
 {
 	if (th->depth == th->cap && grow_stack(th))
 		return -ENOMEM;
-	struct an_frame *f = &th->st[th->depth++];
+	struct an_frame *f = &th->st[th->depth];
 	uint64_t addr = an_u(ev, ti, R_ADDR);
-	/* A slot keeps the function of the last frame it held: a loop calls
-	 * the same function at the same depth over and over, and (pid, addr)
-	 * always maps to the same id, so the lookup is skipped. */
 	if (f->addr != addr || f->func == UINT32_MAX) {
 		f->addr = addr;
 		f->func = an_func_id(p->syms, th->pid, addr);
 		if (f->func == UINT32_MAX)
 			return -ENOMEM;
 	}
-	frame_init(f, ev, ti);
-	p->st.entries++;
+	an_pair_push_hot(&p->hot, th, ev, ti);
 	if (p->on_entry)
 		p->on_entry(p->ctx, th, ev);
 	return 0;
@@ -204,22 +193,9 @@ static __attribute__((noinline)) void ret_slow(struct an_pair *p, struct an_thre
 	close_top(p, th, ev->ts, 0, ev, ti);
 }
 
-static inline void ret(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
-		       const struct an_tinfo *ti)
-{
-	p->st.returns++;
-	/* without an address (or its field) a return is the innermost
-	 * frame's; with one, nearly always too */
-	uint64_t addr = an_u(ev, ti, R_ADDR);
-	if (th->depth && (!addr || th->st[th->depth - 1].addr == addr))
-		close_top(p, th, ev->ts, 0, ev, ti);
-	else
-		ret_slow(p, th, ev, ti, addr);
-}
-
 /* The events other than entries and returns. */
-static __attribute__((noinline)) struct an_thread *
-feed_other(struct an_pair *p, const struct tpp_event *ev, const struct an_tinfo *ti)
+static __attribute__((noinline)) int feed_other(struct an_pair *p, const struct tpp_event *ev,
+						 const struct an_tinfo *ti)
 {
 	struct an_thread *th;
 	switch (ti->kind) {
@@ -231,7 +207,7 @@ feed_other(struct an_pair *p, const struct tpp_event *ev, const struct an_tinfo 
 			while (th->depth > d)
 				close_top_noret(p, th, ev->ts, AN_CALL_UNWOUND);
 		}
-		return th;
+		return 0;
 	case AN_SWITCH: {
 		int32_t prev = (int32_t)an_u(ev, ti, R_PREV_PID);
 		int32_t next = (int32_t)an_u(ev, ti, R_NEXT_PID);
@@ -246,7 +222,7 @@ feed_other(struct an_pair *p, const struct tpp_event *ev, const struct an_tinfo 
 			th->cpu = ev->cpu;
 			th->last_ts = ev->ts;
 		}
-		return NULL;
+		return 0;
 	}
 	case AN_EXIT:
 		if ((th = lookup(p, (int32_t)an_u(ev, ti, R_PID)))) {
@@ -254,97 +230,81 @@ feed_other(struct an_pair *p, const struct tpp_event *ev, const struct an_tinfo 
 				close_top_noret(p, th, ev->ts, AN_CALL_NORET);
 			th->last_ts = ev->ts;
 		}
-		return NULL;
+		return 0;
 	default:
-		return NULL;
+		return 0;
 	}
-}
-
-/* Entries and returns each in a function of its own, tail-called from
- * an_pair_feed: with both inlined there, every event paid for saving the
- * registers either needs. */
-static __attribute__((noinline)) struct an_thread *
-feed_entry_slow(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
-		const struct an_tinfo *ti, int *err)
-{
-	*err = push(p, th, ev, ti);
-	return th;
-}
-
-/* push's common case: room on the stack, the slot's function known. */
-static __attribute__((noinline)) struct an_thread *
-feed_entry(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
-	   const struct an_tinfo *ti, int *err)
-{
-	if (__builtin_expect(th->depth == th->cap, 0))
-		return feed_entry_slow(p, th, ev, ti, err);
-	struct an_frame *f = &th->st[th->depth];
-	if (__builtin_expect(f->addr != an_u(ev, ti, R_ADDR) || f->func == UINT32_MAX, 0))
-		return feed_entry_slow(p, th, ev, ti, err);
-	th->depth++;
-	frame_init(f, ev, ti);
-	p->st.entries++;
-	if (p->on_entry)
-		p->on_entry(p->ctx, th, ev);
-	return th;
-}
-
-static __attribute__((noinline)) struct an_thread *
-feed_return(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
-	    const struct an_tinfo *ti)
-{
-	ret(p, th, ev, ti);
-	return th;
 }
 
 #define ENTRY_KINDS (1u << AN_FENTRY | 1u << AN_UENTRY)
 #define RETURN_KINDS (1u << AN_FEXIT | 1u << AN_URET)
 _Static_assert(AN_NKINDS <= 32, "kinds as bits of an unsigned");
 
+/* Entries and returns each in a function of its own, tail-called from
+ * feed: with both inlined there, every event paid for saving the registers
+ * either needs. */
+static __attribute__((noinline)) int feed_entry(struct an_pair *p, struct an_thread *th,
+						const struct tpp_event *ev,
+						const struct an_tinfo *ti)
+{
+	if (__builtin_expect(an_pair_push_hot(&p->hot, th, ev, ti), 0))
+		return push_slow(p, th, ev, ti);
+	if (p->on_entry)
+		p->on_entry(p->ctx, th, ev);
+	return 0;
+}
+
+static __attribute__((noinline)) int feed_return(struct an_pair *p, struct an_thread *th,
+						 const struct tpp_event *ev,
+						 const struct an_tinfo *ti)
+{
+	th->last_ts = ev->ts;
+	p->hot.returns++;
+	/* without an address (or its field) a return is the innermost
+	 * frame's; with one, nearly always too */
+	uint64_t addr = an_u(ev, ti, R_ADDR);
+	if (th->depth && (!addr || th->st[th->depth - 1].addr == addr))
+		close_top(p, th, ev->ts, 0, ev, ti);
+	else
+		ret_slow(p, th, ev, ti, addr);
+	return 0;
+}
+
 /* A function event of another thread than the last one's. */
-static __attribute__((noinline)) struct an_thread *
-feed_new_thread(struct an_pair *p, const struct tpp_event *ev, const struct an_tinfo *ti,
-		int *err)
+static __attribute__((noinline)) int feed_new_thread(struct an_pair *p, const struct tpp_event *ev,
+						     const struct an_tinfo *ti)
 {
 	struct an_thread *th = an_pair_thread(p, ev->tid);
-	if (!th) {
-		*err = -ENOMEM;
-		return NULL;
-	}
+	if (!th)
+		return -ENOMEM;
 	th->last_ts = ev->ts;
 	if (ENTRY_KINDS >> ti->kind & 1)
-		return feed_entry(p, th, ev, ti, err);
+		return feed_entry(p, th, ev, ti);
 	return feed_return(p, th, ev, ti);
 }
 
-/* Only tail calls here, so that the common events cost no register
- * saving. */
-static inline __attribute__((always_inline)) struct an_thread *
-feed(struct an_pair *p, const struct tpp_event *ev, const struct an_tinfo *ti, int *err)
+int an_pair_feed_ti(struct an_pair *p, const struct tpp_event *ev, const struct an_tinfo *ti)
 {
+	/* only tail calls here, so that the common events cost no register
+	 * saving */
 	unsigned kind = ti->kind;
-	*err = 0;
 	if (!((ENTRY_KINDS | RETURN_KINDS) >> kind & 1))
 		return feed_other(p, ev, ti);
-	/* the run's thread inline: a call per event showed in profiles */
-	struct an_thread *th = p->last;
-	if (__builtin_expect(!th || th->tid != ev->tid, 0))
-		return feed_new_thread(p, ev, ti, err);
-	th->last_ts = ev->ts;
+	struct an_thread *th = an_pair_hot_thread(&p->hot, ev);
+	if (__builtin_expect(!th, 0))
+		return feed_new_thread(p, ev, ti);
 	if (ENTRY_KINDS >> kind & 1)
-		return feed_entry(p, th, ev, ti, err);
+		return feed_entry(p, th, ev, ti);
 	return feed_return(p, th, ev, ti);
 }
 
 struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, int *err)
 {
-	return feed(p, ev, an_ti(p->ty, ev), err);
-}
-
-struct an_thread *an_pair_feed_ti(struct an_pair *p, const struct tpp_event *ev,
-				  const struct an_tinfo *ti, int *err)
-{
-	return feed(p, ev, ti, err);
+	const struct an_tinfo *ti = an_ti(p->ty, ev);
+	if ((*err = an_pair_feed_ti(p, ev, ti)) ||
+	    !((ENTRY_KINDS | RETURN_KINDS | 1u << AN_FUNWIND) >> ti->kind & 1))
+		return NULL;
+	return an_pair_hot_thread(&p->hot, ev);
 }
 
 void an_pair_finish(struct an_pair *p)
@@ -357,4 +317,7 @@ void an_pair_finish(struct an_pair *p)
 void an_pair_stats(const struct an_pair *p, struct an_pair_stats *st)
 {
 	*st = p->st;
+	st->entries = p->hot.entries;
+	st->returns = p->hot.returns;
+	st->calls = p->hot.calls;
 }

@@ -196,15 +196,94 @@ struct an_pair_stats {
 	uint64_t entries, returns, calls, orphans, noret, unwound;
 };
 struct an_pair;
+/* What the inline common cases below read and update of an an_pair: a
+ * consumer that takes them in its own feed skips a call per callback and
+ * the struct an_call. */
+struct an_pair_hot {
+	/* Events come in runs of one thread: the last one found saves the
+	 * hash lookup on most events. */
+	struct an_thread *last;
+	uint64_t entries, returns, calls; /* of an_pair_stats */
+};
+/* p's hot part, valid until an_pair_close. */
+struct an_pair_hot *an_pair_hot(struct an_pair *p);
+/* The thread of a function event when it is the last one's, else NULL. */
+static inline struct an_thread *an_pair_hot_thread(const struct an_pair_hot *h,
+						   const struct tpp_event *ev)
+{
+	struct an_thread *th = h->last;
+	return th && th->tid == ev->tid ? th : NULL;
+}
+/* An entry (ti->kind AN_FENTRY or AN_UENTRY) of th = an_pair_hot_thread(),
+ * in the common case: room on the stack, and the slot's last frame of the
+ * same function. Pushes the frame as an_pair_feed does, but calls no
+ * ops->entry (the caller does that work itself): 0. -1 with nothing done
+ * in any other case, which an_pair_feed takes. */
+static inline int an_pair_push_hot(struct an_pair_hot *h, struct an_thread *th,
+				   const struct tpp_event *ev, const struct an_tinfo *ti)
+{
+	if (__builtin_expect(th->depth == th->cap, 0))
+		return -1;
+	struct an_frame *f = &th->st[th->depth];
+	/* A slot keeps the function of the last frame it held: a loop calls
+	 * the same function at the same depth over and over, and (pid, addr)
+	 * always maps to the same id, so the lookup is skipped. */
+	if (__builtin_expect(f->addr != an_u(ev, ti, R_ADDR) || f->func == UINT32_MAX, 0))
+		return -1;
+	th->last_ts = ev->ts;
+	th->depth++;
+	/* every field set here: a memset of the frame showed in profiles */
+	f->ts = ev->ts;
+	f->child_ns = f->offcpu_ns = 0;
+	f->node = f->user = 0;
+	f->nargs = ti->nargs;
+	for (int i = 0; i < ti->nargs; i++)
+		f->args[i] = ev->v[ti->f[R_ARG0] + i].u;
+	h->entries++;
+	return 0;
+}
+/* A return (AN_FEXIT or AN_URET) of th = an_pair_hot_thread() in the
+ * common case: of th's innermost frame, without a return value. Returns
+ * that frame, still on the stack, with *dur its call's duration; the caller
+ * does what ops->exit would (c->flags 0, c->has_ret 0) and then
+ * an_pair_pop_hot. NULL with nothing done in any other case, which
+ * an_pair_feed takes. */
+static inline struct an_frame *an_pair_ret_hot(struct an_thread *th, const struct tpp_event *ev,
+					       const struct an_tinfo *ti, uint64_t *dur)
+{
+	uint64_t addr = an_u(ev, ti, R_ADDR);
+	if (__builtin_expect(!th->depth || ti->f[R_RET] >= 0, 0))
+		return NULL;
+	struct an_frame *f = &th->st[th->depth - 1];
+	/* without an address (or its field) a return is the innermost
+	 * frame's; with one, nearly always too */
+	if (__builtin_expect(addr && f->addr != addr, 0))
+		return NULL;
+	*dur = ev->ts > f->ts ? ev->ts - f->ts : 0;
+	return f;
+}
+/* Pops th's innermost frame after an_pair_ret_hot for the return ev. */
+static inline void an_pair_pop_hot(struct an_pair_hot *h, struct an_thread *th,
+				   const struct tpp_event *ev, uint64_t dur)
+{
+	th->last_ts = ev->ts;
+	h->returns++;
+	h->calls++;
+	if (--th->depth) {
+		struct an_frame *f = &th->st[th->depth];
+		f[-1].child_ns += dur;
+		f[-1].offcpu_ns += f->offcpu_ns;
+	}
+}
 int an_pair_open(struct an_pair **p, const struct an_types *ty, struct an_syms *syms,
 		 const struct tpp_names *names, const struct an_pair_ops *ops, void *ctx);
 /* Feeds one event (any kind; function and sched events matter). Returns
  * the thread the event belongs to for function events, else NULL; *err is
  * set to -ENOMEM on allocation failure. */
 struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, int *err);
-/* an_pair_feed for a caller that has the event's an_ti already. */
-struct an_thread *an_pair_feed_ti(struct an_pair *p, const struct tpp_event *ev,
-				  const struct an_tinfo *ti, int *err);
+/* an_pair_feed for a caller that has the event's an_ti already: 0 or
+ * -ENOMEM. */
+int an_pair_feed_ti(struct an_pair *p, const struct tpp_event *ev, const struct an_tinfo *ti);
 /* The thread state of tid (created on demand), NULL on -ENOMEM. */
 struct an_thread *an_pair_thread(struct an_pair *p, int32_t tid);
 /* Closes every open frame as AN_CALL_NORET at its thread's last event. */

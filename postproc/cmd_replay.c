@@ -1019,8 +1019,7 @@ static int feed(void *ctx, const struct tpp_event *ev)
 	const struct an_tinfo *ti = an_ti(r->ty, ev);
 	if (__builtin_expect(ti->kind < AN_FENTRY || ti->kind > AN_URET, 0))
 		return feed_kernel(r, ev, ti);
-	int err;
-	an_pair_feed_ti(r->pair, ev, ti, &err);
+	int err = an_pair_feed_ti(r->pair, ev, ti);
 	return err ? err : r->err;
 }
 
