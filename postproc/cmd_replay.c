@@ -56,6 +56,7 @@ struct rp {
 	const struct an_types *ty;
 	struct an_syms *syms;
 	struct an_pair *pair;
+	struct an_pair_hot *hot; /* pair's, for feed's inline common cases */
 	const char *func;   /* --func */
 	uint32_t func_id;   /* resolved lazily by name */
 	uint32_t max_depth; /* 0 = all */
@@ -86,6 +87,7 @@ struct rp {
 	 * tens of ns apart, so most share it and only the ns digits change. */
 	uint64_t t0;        /* the first event's time: lines show time since */
 	uint64_t ts_us;
+	uint64_t ts_base;   /* t0 + ts_us * 1000: where ts_us begins, event time */
 	uint32_t ts_pre_len;
 	char ts_pre[32];
 	/* Per function id: the ends of its call lines (leaf, entry and exit
@@ -294,6 +296,7 @@ static void ts_prefix(struct rp *r, uint64_t us)
 	memcpy(p + 4, d3[frac % 1000u], 3);
 	r->ts_pre_len = (uint32_t)(p + 7 - r->ts_pre);
 	r->ts_us = us;
+	r->ts_base = r->t0 + us * 1000u;
 }
 
 /* The CPU column of label (3 characters and a space). */
@@ -332,23 +335,25 @@ static void label(struct an_thread *th, int32_t cpu)
 #define PREFIX_ROOM (32 + 40 + 32 + 512 + 32)
 
 /* The columns of a text line and its indent at p (with PREFIX_ROOM bytes
- * of room), with r->ts_pre and th's label up to date for ns (time since
- * t0, us = ns / 1000) and the line's CPU; returns the end. */
+ * of room), with r->ts_pre and th's label up to date for the line's time
+ * (ns3 its nanoseconds past r->ts_base) and CPU; returns the end. */
 static inline __attribute__((always_inline)) char *
-text_cols(const struct rp *r, char *p, const struct an_thread *th, uint64_t ns, uint64_t us,
+text_cols(const struct rp *r, char *p, const struct an_thread *th, uint64_t ns3,
 	  uint64_t dur, int has_dur, uint32_t depth)
 {
 	/* "S.NNNNNNNNN ": the prefix to the microsecond, then three digits */
 	memcpy(p, r->ts_pre, sizeof(r->ts_pre));
 	p += r->ts_pre_len;
-	memcpy(p, d3[ns - us * 1000u], 4);
+	memcpy(p, d3[ns3], 4);
 	p[3] = ' ';
 	p += 4;
 	memcpy(p, th->label, sizeof(th->label));
 	p += th->label_len;
 	p = put_dur(p, dur, has_dur);
 	uint32_t ind = 2 * (depth < 256 ? depth : 256);
-	for (uint32_t k = 0; k < ind; k += 32)
+	/* the first piece unconditionally: most lines are less deep */
+	memcpy(p, spaces, 32);
+	for (uint32_t k = 32; k < ind; k += 32)
 		memcpy(p + k, spaces, 32);
 	return p + ind;
 }
@@ -362,7 +367,7 @@ static char *text_prefix(struct rp *r, char *p, struct an_thread *th, int32_t cp
 		ts_prefix(r, us);
 	if (!th->label_len || cpu != th->label_cpu)
 		label(th, cpu);
-	return text_cols(r, p, th, ns, us, dur, has_dur, depth);
+	return text_cols(r, p, th, ns - us * 1000u, dur, has_dur, depth);
 }
 
 /* The ends of id's call lines, rendered on first use; NULL on -ENOMEM. */
@@ -428,26 +433,29 @@ static int text_call(struct rp *r, struct an_thread *th, const struct an_frame *
 	return 0;
 }
 
-/* text_call for the line of a return when nothing has to be rendered or
- * flushed first and the duration is under 1 us: it calls nothing, so its
- * caller saves no registers. 0, or -1 when text_call must do it. */
+/* text_call for the line of a return of r->plain_th (its label rendered)
+ * when nothing has to be rendered or flushed first and the duration is
+ * under 1 us: it calls nothing, so its caller saves no registers. 0, or -1
+ * when text_call must do it. */
 static inline __attribute__((always_inline)) int
 text_call_ready(struct rp *r, const struct an_thread *th, const struct an_frame *f,
 		enum lkind kind, uint64_t ts, uint64_t dur, uint32_t depth)
 {
 	uint32_t id = f->func;
-	uint64_t ns = ts - r->t0, us = ns / 1000u;
-	if (id >= r->nft || !r->ft[id].s[0] || us != r->ts_us || dur >= 1000 ||
-	    !th->label_len || th->cpu != th->label_cpu)
+	uint64_t ns3 = ts - r->ts_base; /* modulo 2^64, like ts - t0 */
+	if (id >= r->nft || !r->ft[id].s[0] || ns3 >= 1000 || dur >= 1000 ||
+	    th->cpu != th->label_cpu)
 		return -1;
 	const struct ftail *t = &r->ft[id];
 	struct ofast *o = r->o;
 	uint32_t n = t->len[kind];
 	if (o->len + PREFIX_ROOM + n + 16 > sizeof(o->buf))
 		return -1;
-	char *p = text_cols(r, o->buf + o->len, th, ns, us, dur, 1, depth);
+	char *p = text_cols(r, o->buf + o->len, th, ns3, dur, 1, depth);
 	const char *s = t->s[kind];
-	for (uint32_t k = 0; k < n; k += 16)
+	/* the first piece unconditionally: n is 3 or more */
+	memcpy(p, s, 16);
+	for (uint32_t k = 16; k < n; k += 16)
 		memcpy(p + k, s + k, 16);
 	o->len = (size_t)(p + n - o->buf);
 	r->nlines++;
@@ -715,7 +723,7 @@ static inline void flush_frames(struct rp *r, struct an_thread *th, uint32_t upt
 		flush_frames_slow(r, th, upto);
 }
 
-static int wanted(struct rp *r, const struct an_thread *th)
+static int wanted(struct rp *r, struct an_thread *th)
 {
 	/* a thread's tid and comm never change: the answer for the run's
 	 * thread is kept (twice per call showed in profiles) */
@@ -723,6 +731,9 @@ static int wanted(struct rp *r, const struct an_thread *th)
 		r->w_th = th;
 		r->w_val = acli_task_wanted(r->c, th->tid, th->comm);
 		r->plain_th = r->plain && r->w_val ? th : NULL;
+		/* text_call_ready takes the label of plain_th as rendered */
+		if (r->plain_th && !th->label_len)
+			label(th, th->cpu);
 	}
 	return r->w_val;
 }
@@ -867,15 +878,20 @@ static __attribute__((noinline)) void entry_flush(struct rp *r, struct an_thread
 }
 
 /* an_pair leaves the new frame's user at 0: its line is not printed. */
-static void on_entry(void *ctx, struct an_thread *th, const struct tpp_event *ev)
+static inline __attribute__((always_inline)) void entry_work(struct rp *r, struct an_thread *th,
+							     const struct tpp_event *ev)
 {
-	struct rp *r = ctx;
 	if (__builtin_expect(ev->cpu >= 0 || r->func, 0))
 		entry_scope(r, th, ev);
 	/* nearly always the caller's line is out already */
 	uint32_t upto = th->depth - 1;
 	if (upto && !th->st[upto - 1].user && !r->min_dur)
 		entry_flush(r, th, upto);
+}
+
+static void on_entry(void *ctx, struct an_thread *th, const struct tpp_event *ev)
+{
+	entry_work(ctx, th, ev);
 }
 
 /* on_exit_ in general: filters, arguments, return values, flags. */
@@ -1013,14 +1029,91 @@ static __attribute__((noinline)) int feed_kernel(struct rp *r, const struct tpp_
 	return 0;
 }
 
-static int feed(void *ctx, const struct tpp_event *ev)
+/* The general way of an event: kernel events, and entries and returns
+ * past feed's common cases. */
+static __attribute__((noinline)) int feed_slow(struct rp *r, const struct tpp_event *ev,
+					       const struct an_tinfo *ti)
 {
-	struct rp *r = ctx;
-	const struct an_tinfo *ti = an_ti(r->ty, ev);
 	if (__builtin_expect(ti->kind < AN_FENTRY || ti->kind > AN_URET, 0))
 		return feed_kernel(r, ev, ti);
 	int err = an_pair_feed_ti(r->pair, ev, ti);
 	return err ? err : r->err;
+}
+
+/* exit_hot's line when text_call_ready can't copy it as it is: a new
+ * microsecond prefix or label, a duration of 1 us or more, its function's
+ * first line, a full buffer. */
+static __attribute__((noinline)) int exit_hot_render(struct rp *r, struct an_thread *th,
+						     const struct tpp_event *ev,
+						     const struct an_tinfo *ti)
+{
+	uint64_t dur;
+	const struct an_frame *f = an_pair_ret_hot(th, ev, ti, &dur);
+	enum lkind kind = f->user == 1 ? L_EXIT : L_LEAF;
+	uint64_t ts = kind == L_EXIT ? f->ts + dur : f->ts;
+	if (text_call(r, th, f, kind, ts, dur, th->depth - 1))
+		return feed_slow(r, ev, ti);
+	an_pair_pop_hot(r->hot, th, ev, dur);
+	return 0;
+}
+
+/* A return of th (r->plain_th) taken without an_pair's callback, when
+ * on_exit_ would print its common line. Tail-called: inlined in feed, it
+ * made every event save the registers it needs. */
+static __attribute__((noinline)) int
+exit_hot(struct rp *r, struct an_thread *th, const struct tpp_event *ev,
+	 const struct an_tinfo *ti)
+{
+	uint64_t dur;
+	const struct an_frame *f = an_pair_ret_hot(th, ev, ti, &dur);
+	if (!f || f->node || (f->user != 1 && f->nargs))
+		return feed_slow(r, ev, ti);
+	enum lkind kind = f->user == 1 ? L_EXIT : L_LEAF;
+	uint64_t ts = kind == L_EXIT ? f->ts + dur : f->ts;
+	if (text_call_ready(r, th, f, kind, ts, dur, th->depth - 1))
+		return exit_hot_render(r, th, ev, ti);
+	an_pair_pop_hot(r->hot, th, ev, dur);
+	return 0;
+}
+
+/* entry_work past the common case, for an entry entry_hot pushed. */
+static __attribute__((noinline)) int entry_rest(struct rp *r, struct an_thread *th,
+						const struct tpp_event *ev)
+{
+	entry_work(r, th, ev);
+	return r->err;
+}
+
+/* An entry of th (an_pair's last thread) taken without an_pair's callback.
+ * Tail-called, like exit_hot. */
+static __attribute__((noinline)) int entry_hot(struct rp *r, struct an_thread *th,
+					       const struct tpp_event *ev,
+					       const struct an_tinfo *ti)
+{
+	if (an_pair_push_hot(r->hot, th, ev, ti))
+		return feed_slow(r, ev, ti);
+	uint32_t upto = th->depth - 1;
+	if (__builtin_expect(ev->cpu >= 0 || r->func ||
+			     (upto && !th->st[upto - 1].user && !r->min_dur), 0))
+		return entry_rest(r, th, ev);
+	return 0;
+}
+
+/* The common entries and returns inline, with only tail calls so that they
+ * save no registers: through an_pair's callbacks they cost a call each and
+ * a struct an_call. */
+static int feed(void *ctx, const struct tpp_event *ev)
+{
+	struct rp *r = ctx;
+	const struct an_tinfo *ti = an_ti(r->ty, ev);
+	struct an_thread *th = an_pair_hot_thread(r->hot, ev);
+	if (__builtin_expect(th != NULL, 1)) {
+		if (ti->kind == AN_FEXIT && th == r->plain_th)
+			return exit_hot(r, th, ev, ti);
+		if (ti->kind == AN_FENTRY)
+			return entry_hot(r, th, ev, ti);
+	}
+	return feed_slow(r, ev, ti);
 }
 
 static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
@@ -1081,8 +1174,8 @@ int cmd_replay(int argc, char **argv)
 	r.fmt = c.fmt;
 	r.emit = c.fmt == TBL_JSON ? json_line : c.fmt == TBL_CSV ? csv_line : text_line;
 	r.fast_text = c.fmt == TBL_TEXT && !r.want_srcline;
-	r.ts_us = UINT64_MAX;
 	r.t0 = c.t0;
+	ts_prefix(&r, 0);
 	r.plain = r.fast_text && !r.func && !r.max_depth && !r.min_dur;
 	if (r.want_srcline && (rc = an_dwarf_open(&r.dw, c.r, NULL))) {
 		rc = acli_fail(&c, rc, NULL);
@@ -1093,6 +1186,7 @@ int cmd_replay(int argc, char **argv)
 		rc = acli_fail(&c, rc, NULL);
 		goto out;
 	}
+	r.hot = an_pair_hot(r.pair);
 	if (c.fmt == TBL_TEXT)
 		of_str(o, "#      TIMESTAMP CPU TASK-TID                 DURATION | FUNCTION\n");
 	struct an_run_stats st;
