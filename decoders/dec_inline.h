@@ -39,7 +39,7 @@ struct tpp_dec_tcols {
 #define DEC_SLICE 1024
 struct dec_scratch {
 	uint16_t slot[DEC_SLICE];  /* type slot of each event */
-	uint32_t order[DEC_SLICE]; /* events grouped by slot */
+	uint32_t order[DEC_SLICE + 1]; /* events grouped by slot (+1: see dec_slice) */
 	uint32_t *start;           /* per slot: first index in order, then end */
 	size_t nstart;
 };

@@ -167,14 +167,17 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 		return 0;
 	size_t stride = dec_stride(d);
 	struct tpp_dec_tcols *tcs = d->tcols;
-	if (sc->nstart < d->ntcols + 1) {
-		uint32_t *ns = realloc(sc->start, (d->ntcols + 1) * sizeof(*ns));
+	/* per slot (1..ntcols): events, first index in order, fill position */
+	size_t ns1 = d->ntcols + 1;
+	if (sc->nstart < 3 * ns1) {
+		uint32_t *ns = realloc(sc->start, 3 * ns1 * sizeof(*ns));
 		if (!ns)
 			return -ENOMEM;
 		sc->start = ns;
-		sc->nstart = d->ntcols + 1;
+		sc->nstart = 3 * ns1;
 	}
-	memset(sc->start, 0, (d->ntcols + 1) * sizeof(*sc->start));
+	uint32_t *cnt = sc->start, *beg = cnt + ns1, *pos = beg + ns1;
+	memset(cnt, 0, ns1 * sizeof(*cnt));
 	/* types: each event's slot, counted per slot */
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t type;
@@ -184,7 +187,7 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 		if (!slot)
 			return bad(d, "event of a type that has no columns");
 		sc->slot[i] = slot;
-		sc->start[slot]++;
+		cnt[slot]++;
 	}
 	/* timestamps, tids and the fixed part of every row */
 	uint64_t ts = d->last_ts;
@@ -217,25 +220,34 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 		}
 		d->last_tid = tid;
 	}
-	/* events grouped by slot (a counting sort), so that each field column
-	 * is then read in one tight loop */
-	uint32_t acc = 0;
+	/* events grouped by slot, so that each field column is then read in
+	 * one tight loop. A common type's events are found in one pass each,
+	 * branch-free; a scatter through per-slot positions was bound by its
+	 * store-to-load dependency. Rare types share one pass. */
+	uint32_t acc = 0, rare = n / 16, nrare = 0;
 	for (uint32_t k = 1; k <= d->ntcols; k++) {
-		uint32_t c = sc->start[k];
-		sc->start[k] = acc;
-		acc += c;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		sc->order[sc->start[sc->slot[i]]++] = i;
-	/* now start[k] is the end of slot k's run, start[k - 1] its beginning */
-	uint32_t b = 0;
-	for (uint32_t k = 1; k <= d->ntcols; k++) {
-		uint32_t e = sc->start[k];
-		struct tcols *tc = &tcs->t[k - 1];
-		if (e == b || !tc->t) {
-			b = e;
-			continue;
+		beg[k] = pos[k] = acc;
+		acc += cnt[k];
+		if (cnt[k] && cnt[k] <= rare) {
+			nrare++;
+		} else if (cnt[k]) {
+			/* writes one past the run: into the next type's
+			 * range, filled later, or order[n] (room kept) */
+			uint32_t p = beg[k];
+			for (uint32_t i = 0; i < n; i++) {
+				sc->order[p] = i;
+				p += sc->slot[i] == k;
+			}
 		}
+	}
+	for (uint32_t i = 0; nrare && i < n; i++)
+		if (cnt[sc->slot[i]] <= rare)
+			sc->order[pos[sc->slot[i]]++] = i;
+	for (uint32_t k = 1; k <= d->ntcols; k++) {
+		uint32_t b = beg[k], e = b + cnt[k];
+		struct tcols *tc = &tcs->t[k - 1];
+		if (e == b || !tc->t)
+			continue;
 		for (unsigned o = 0; o < tc->nops; o++) {
 			unsigned f = tc->ops[o];
 			struct col *c = &tc->c[f];
@@ -280,7 +292,6 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 				x->s.p = NULL;
 				x->s.len = 0;
 			}
-		b = e;
 	}
 	d->done += n;
 	return (int)n;
