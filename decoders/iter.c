@@ -55,6 +55,9 @@ struct tpp_iter {
 	uint64_t last_out;
 	struct tpp_iter_stats st;
 	struct dec_scratch *sc;
+	/* events per slice: fewer when many streams interleave, so that
+	 * their rows together stay in cache */
+	uint32_t slice_max;
 	char err[768];
 };
 
@@ -115,6 +118,8 @@ int tpp_iter_open(struct tpp_iter **itp, struct tpp_reader *r, const struct tpp_
 	}
 	if (!(it->sc = calloc(1, sizeof(*it->sc))))
 		goto oom;
+	it->slice_max = it->ncur ? (uint32_t)(16384 / it->ncur) : DEC_SLICE;
+	it->slice_max = it->slice_max < 32 ? 32 : it->slice_max > DEC_SLICE ? DEC_SLICE : it->slice_max;
 	it->heap = calloc(it->ncur + 1, sizeof(size_t));
 	it->fill = calloc(it->ncur + 1, sizeof(size_t));
 	if (!it->heap || !it->fill)
@@ -217,12 +222,31 @@ static int load_next(struct tpp_iter *it, struct scur *s)
 	return 1;
 }
 
+/* A stream that has ended gives its buffers back: the event handed out
+ * last was consumed before this call. */
+static void release(struct scur *s)
+{
+	for (int p = 0; p < 2; p++) {
+		free(s->buf[p]);
+		s->buf[p] = NULL;
+		s->cap[p] = 0;
+		tpp_dec_end(&s->dec[p]);
+	}
+	free(s->rows);
+	s->rows = NULL;
+	s->rows_cap = 0;
+	s->ri = s->rn = 0;
+}
+
 /* Decodes the next slice of the stream's current chunk: its number of
  * events, 0 at the end of the chunk, <0 when damaged. */
 static int slice(struct tpp_iter *it, struct scur *s)
 {
 	struct tpp_chunk_dec *d = &s->dec[s->cur];
-	size_t stride = dec_stride(d), need = stride * DEC_SLICE;
+	/* rows for what is left of the chunk, up to a slice: a file of many
+	 * short threads keeps small buffers per stream */
+	uint32_t left = d->count - d->done, max = it->slice_max;
+	size_t stride = dec_stride(d), need = stride * (left < max ? left : max);
 	if (need > s->rows_cap) {
 		uint8_t *n = realloc(s->rows, need);
 		if (!n)
@@ -230,7 +254,7 @@ static int slice(struct tpp_iter *it, struct scur *s)
 		s->rows = n;
 		s->rows_cap = need;
 	}
-	int n = dec_slice(d, s->rows, DEC_SLICE, it->sc);
+	int n = dec_slice(d, s->rows, max, it->sc);
 	if (n < 0)
 		return n == -ENOMEM ? n : damaged(it, s, d->err);
 	s->stride = stride;
@@ -252,6 +276,8 @@ static int cur_fill(struct tpp_iter *it, struct scur *s)
 			if (s->ri == s->rn) {
 				if (!s->active) {
 					int e = load_next(it, s);
+					if (e == 0)
+						release(s);
 					if (e <= 0)
 						return e;
 					if (s->windowed)

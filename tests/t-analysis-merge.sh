@@ -94,7 +94,9 @@ test_expect 'bad input gives one error line and exit != 0 for every analysis com
 	done
 '
 
-case $B in *san*) test_skip 'memory stays bounded as the file grows' 'sanitizer build: RSS not comparable' ;; *)
+case $B in *san*)
+	test_skip 'memory stays bounded as the file grows' 'sanitizer build: RSS not comparable'
+	test_skip 'memory per stream stays small' 'sanitizer build: RSS not comparable' ;; *)
 test_expect 'memory stays bounded as the file grows (replay, sched: 0.5M vs 4M events)' '
 	"$GEN" -o s.tpp -n 500000 --mix func,sched,block,net >/dev/null 2>&1 &&
 	"$GEN" -o l.tpp -n 4000000 --mix func,sched,block,net >/dev/null 2>&1 &&
@@ -103,6 +105,14 @@ test_expect 'memory stays bounded as the file grows (replay, sched: 0.5M vs 4M e
 		/usr/bin/time -f %M -o ml "$TRACEPP" $c l.tpp >/dev/null 2>&1 &&
 		echo "$c: max RSS $(cat ms) KiB at 0.5M events, $(cat ml) KiB at 4M" &&
 		[ "$(cat ml)" -lt $(( $(cat ms) * 3 / 2 + 4096 )) ] || exit 1
+	done
+'
+test_expect 'memory per stream stays small: 1024 thread streams replay in under 64 MiB' '
+	"$GEN" -o t.tpp -n 4000000 --mix func --threads 1024 >/dev/null 2>&1 &&
+	for c in replay "dump --sorted"; do
+		/usr/bin/time -f %M -o mt "$TRACEPP" $c t.tpp >/dev/null 2>&1 &&
+		echo "$c: max RSS $(cat mt) KiB" &&
+		[ "$(cat mt)" -lt 65536 ] || exit 1
 	done
 '
 ;; esac
