@@ -6,7 +6,8 @@
  * a call with nothing inside prints as one line "f();" with its duration.
  * With --min-duration a call is shown only once its return proves it long
  * enough; its callers' entry lines are then printed late (their own
- * timestamps say when they began). Text is formatted without printf. */
+ * timestamps say when they began). This file decides which lines, and
+ * when; replay_text.c formats them (replay.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "commands.h"
 #include "out_fast.h"
 #include "an_dwarf.h"
+#include "replay.h"
 
 static const char usage_text[] =
 	"usage: tracepp replay [OPTIONS] FILE\n"
@@ -29,625 +31,6 @@ static const char usage_text[] =
 	"  --srcline            file:line of each call, from local binaries or debug files\n"
 	"                       whose build-id matches the recorded one\n"
 	"  --format=text|json|csv\n";
-
-enum lkind { L_ENTRY, L_EXIT, L_LEAF, L_EVENT, L_ORPHAN, L_SCHED_IN };
-static const char *const lkind_name[] = {"entry", "exit", "call", "event", "orphan", "sched_in"};
-
-struct line {
-	enum lkind kind;
-	uint64_t ts, dur;
-	int has_dur;
-	int32_t cpu, tid;
-	const char *comm;
-	uint32_t depth;
-	const char *name;
-	size_t name_len;
-	struct an_thread *th;
-	const struct an_frame *f; /* args */
-	int has_ret, ret_signed;
-	uint64_t ret;
-	uint32_t flags;
-	const struct tpp_event *ev;
-};
-
-struct rp {
-	struct acli *c;
-	struct ofast *o;
-	const struct an_types *ty;
-	struct an_syms *syms;
-	struct an_pair *pair;
-	struct an_pair_hot *hot; /* pair's, for feed's inline common cases */
-	const char *func;   /* --func */
-	uint32_t func_id;   /* resolved lazily by name */
-	uint32_t max_depth; /* 0 = all */
-	uint64_t min_dur;
-	int no_kernel, fmt;
-	uint64_t nlines;
-	void (*emit)(struct rp *r, const struct line *l);
-	int err;
-	/* Uprobe entries' arguments as text ("path=\"/etc\", flags=0"), kept
-	 * from the event until the call's line is printed: a frame's node is
-	 * its slot + 1. Slots are reused, so steady state allocates nothing. */
-	struct utext {
-		char *s;
-		size_t len, cap;
-		uint32_t next_free;
-	} *ut;
-	size_t nut, caput;
-	uint32_t ut_free; /* slot + 1, 0 = none */
-	struct an_dwarf *dw; /* --srcline */
-	int want_srcline;
-	const struct an_thread *w_th; /* wanted(): last thread asked, its answer */
-	int w_val;
-	/* w_th when it is wanted and lines are plain: on_exit_'s fast way */
-	const struct an_thread *plain_th;
-	int fast_text;      /* text without --srcline: call lines from ftail */
-	int plain;          /* fast_text, and no --func, --depth, --min-duration */
-	/* The line prefix "S.mmmuuu" of the last timestamp printed: lines come
-	 * tens of ns apart, so most share it and only the ns digits change. */
-	uint64_t t0;        /* the first event's time: lines show time since */
-	uint64_t ts_us;
-	uint64_t ts_base;   /* t0 + ts_us * 1000: where ts_us begins, event time */
-	uint32_t ts_pre_len;
-	char ts_pre[32];
-	/* Per function id: the ends of its call lines (leaf, entry and exit
-	 * forms) rendered once, padded so they are copied in 16-byte pieces. */
-	struct ftail {
-		char *s[3];  /* by enum lkind: L_ENTRY, L_EXIT, L_LEAF */
-		uint32_t len[3];
-	} *ft;
-	size_t nft;
-};
-
-/* ---- text */
-
-/* Three decimal digits per lookup, [3] = how many are significant: the
- * timestamp and duration columns are most of the text written, and chains
- * of divisions by 10 showed in profiles. d3s: the same, space-padded.
- * Filled by d3_init(). */
-static char d3[1000][4], d3s[1000][4];
-/* Durations under 1 us, the most common, as their column and " | ". */
-static char dur_ns[1000][16];
-static const char spaces[32] = "                                ";
-
-/* The duration column, 11 wide, right-aligned, into p; returns the end. */
-static char *put_dur_col(char *p, uint64_t ns, int has)
-{
-	memcpy(p, spaces, 11);
-	if (!has)
-		return p + 11;
-	static const char unit[][4] = {" ns", " us", " ms", "  s"};
-	int u = 0;
-	uint64_t whole = ns, frac = 0;
-	while (u < 3 && whole >= 1000) {
-		frac = whole % 1000;
-		whole /= 1000;
-		u++;
-	}
-	/* built right-aligned in b over spaces, so the column is one
-	 * fixed-size copy (a variable memcpy was a libc call per line) */
-	char b[32], *e = b + sizeof(b), *q = e;
-	memcpy(e - 16, spaces, 16);
-	q -= 3;
-	memcpy(q, unit[u], 3);
-	if (u) {
-		q -= 3;
-		memcpy(q, d3[frac], 3);
-		*--q = '.';
-	}
-	while (whole >= 1000) { /* seconds only */
-		q -= 3;
-		memcpy(q, d3[whole % 1000], 3);
-		whole /= 1000;
-	}
-	/* the leading digits padded with spaces: the bytes before q are
-	 * either spaces or not copied */
-	memcpy(q - 3, d3s[whole], 3);
-	q -= d3[whole][3];
-	size_t n = (size_t)(e - q);
-	if (n < 11) {
-		memcpy(p, e - 11, 11);
-		return p + 11;
-	}
-	memcpy(p, q, n);
-	return p + n;
-}
-
-/* The duration column and the " | " after it; returns the end. */
-static inline char *put_dur(char *p, uint64_t ns, int has)
-{
-	if (has && ns < 1000) {
-		memcpy(p, dur_ns[ns], 16);
-		return p + 14;
-	}
-	p = put_dur_col(p, ns, has);
-	memcpy(p, " | ", 3);
-	return p + 3;
-}
-
-static void d3_init(void)
-{
-	for (int i = 0; i < 1000; i++) {
-		d3[i][0] = (char)('0' + i / 100);
-		d3[i][1] = (char)('0' + i / 10 % 10);
-		d3[i][2] = (char)('0' + i % 10);
-		d3[i][3] = (char)(i >= 100 ? 3 : i >= 10 ? 2 : 1);
-		memcpy(d3s[i], d3[i], 4);
-		for (int k = 0; k < 3 - d3[i][3]; k++)
-			d3s[i][k] = ' ';
-	}
-	for (int i = 0; i < 1000; i++) {
-		memset(dur_ns[i], ' ', sizeof(dur_ns[i]));
-		memcpy(put_dur_col(dur_ns[i], (uint64_t)i, 1), " | ", 3);
-	}
-}
-
-static void num(struct ofast *o, uint64_t v)
-{
-	if (v < 100000)
-		of_u64(o, v);
-	else
-		of_hex(o, v);
-}
-
-/* "[name]" and " field=" rendered once per type: strlen on every event
- * showed in profiles. */
-struct tcache {
-	char *head;
-	size_t head_len;
-	char *pre[TPP_MAX_FIELDS];
-	uint8_t pre_len[TPP_MAX_FIELDS];
-};
-static struct tcache *tcache[TPP_MAX_TYPES];
-
-static struct tcache *tc_get(const struct tpp_type *t)
-{
-	if (!t || t->id >= TPP_MAX_TYPES)
-		return NULL;
-	struct tcache *c = tcache[t->id];
-	if (c)
-		return c;
-	if (!(c = calloc(1, sizeof(*c))))
-		return NULL;
-	if (asprintf(&c->head, "[%s]", t->name ? t->name : "?") < 0) {
-		free(c);
-		return NULL;
-	}
-	c->head_len = strlen(c->head);
-	for (int i = 0; i < t->nfields && i < TPP_MAX_FIELDS; i++) {
-		if (asprintf(&c->pre[i], " %.200s=", t->fields[i].name ? t->fields[i].name : "?") < 0)
-			c->pre[i] = NULL;
-		c->pre_len[i] = c->pre[i] ? (uint8_t)strlen(c->pre[i]) : 0;
-	}
-	tcache[t->id] = c;
-	return c;
-}
-
-static void tc_free(void)
-{
-	for (size_t i = 0; i < TPP_MAX_TYPES; i++) {
-		if (!tcache[i])
-			continue;
-		free(tcache[i]->head);
-		for (int k = 0; k < TPP_MAX_FIELDS; k++)
-			free(tcache[i]->pre[k]);
-		free(tcache[i]);
-		tcache[i] = NULL;
-	}
-}
-
-static void text_fields(struct ofast *o, const struct tpp_event *ev)
-{
-	const struct tpp_type *t = ev->t;
-	struct tcache *c = tc_get(t);
-	if (c)
-		of_mem(o, c->head, c->head_len);
-	for (int i = 0; t && i < ev->nvals && i < t->nfields; i++) {
-		if (c && c->pre[i]) {
-			of_mem(o, c->pre[i], c->pre_len[i]);
-		} else {
-			of_ch(o, ' ');
-			of_str(o, t->fields[i].name);
-			of_ch(o, '=');
-		}
-		switch (t->fields[i].type) {
-		case TPP_F_U64:
-			num(o, ev->v[i].u);
-			break;
-		case TPP_F_S64:
-			of_i64(o, ev->v[i].i);
-			break;
-		case TPP_F_STR: {
-			size_t n = ev->v[i].s.p ? strnlen(ev->v[i].s.p, ev->v[i].s.len) : 0;
-			of_text(o, ev->v[i].s.p ? ev->v[i].s.p : "", n);
-			break;
-		}
-		default:
-			of_str(o, "<");
-			of_u64(o, ev->v[i].s.len);
-			of_str(o, " bytes>");
-		}
-	}
-}
-
-
-/* "S.mmmuuu" of us microseconds (seconds unpadded) into r->ts_pre. */
-static void ts_prefix(struct rp *r, uint64_t us)
-{
-	char *p = r->ts_pre;
-	uint64_t sec = us / 1000000u;
-	uint32_t frac = (uint32_t)(us % 1000000u);
-	if (sec < 1000) {
-		int k = d3[sec][3];
-		memcpy(p, d3[sec] + 3 - k, (size_t)k);
-		p += k;
-	} else {
-		char t[24];
-		int n = 0;
-		do {
-			t[n++] = (char)('0' + sec % 10);
-			sec /= 10;
-		} while (sec);
-		while (n)
-			*p++ = t[--n];
-	}
-	*p = '.';
-	memcpy(p + 1, d3[frac / 1000u], 3);
-	memcpy(p + 4, d3[frac % 1000u], 3);
-	r->ts_pre_len = (uint32_t)(p + 7 - r->ts_pre);
-	r->ts_us = us;
-	r->ts_base = r->t0 + us * 1000u;
-}
-
-/* The CPU column of label (3 characters and a space). */
-static void label_cpu(struct an_thread *th, int32_t cpu)
-{
-	char *p = th->label;
-	if (cpu >= 0 && cpu < 1000) {
-		p[0] = cpu < 100 ? ' ' : (char)('0' + cpu / 100);
-		p[1] = cpu < 10 ? ' ' : (char)('0' + cpu / 10 % 10);
-		p[2] = (char)('0' + cpu % 10);
-	} else {
-		memcpy(p, "  -", 3);
-	}
-	p[3] = ' ';
-	th->label_cpu = cpu;
-}
-
-/* The "CPU comm-tid" columns, padded: the task part is rendered once per
- * thread, the CPU part when the thread moves. */
-static void label(struct an_thread *th, int32_t cpu)
-{
-	if (!th->label_len) {
-		const size_t room = sizeof(th->label) - 4;
-		int n = snprintf(th->label + 4, room, "%.16s-%d", th->comm ? th->comm : "", th->tid);
-		if (n < 0 || n >= (int)room)
-			n = (int)room - 1;
-		while (n < 22)
-			th->label[4 + n++] = ' ';
-		th->label_len = (uint32_t)n + 4;
-	}
-	label_cpu(th, cpu);
-}
-
-/* Room text_prefix needs: timestamp 32, label 40, duration 32, indent 512
- * and the 32 one indent piece may write past it. */
-#define PREFIX_ROOM (32 + 40 + 32 + 512 + 32)
-
-/* The columns of a text line and its indent at p (with PREFIX_ROOM bytes
- * of room), with r->ts_pre and th's label up to date for the line's time
- * (ns3 its nanoseconds past r->ts_base) and CPU; returns the end. */
-static inline __attribute__((always_inline)) char *
-text_cols(const struct rp *r, char *p, const struct an_thread *th, uint64_t ns3,
-	  uint64_t dur, int has_dur, uint32_t depth)
-{
-	/* "S.NNNNNNNNN ": the prefix to the microsecond, then three digits */
-	memcpy(p, r->ts_pre, sizeof(r->ts_pre));
-	p += r->ts_pre_len;
-	memcpy(p, d3[ns3], 4);
-	p[3] = ' ';
-	p += 4;
-	memcpy(p, th->label, sizeof(th->label));
-	p += th->label_len;
-	p = put_dur(p, dur, has_dur);
-	uint32_t ind = 2 * (depth < 256 ? depth : 256);
-	/* the first piece unconditionally: most lines are less deep */
-	memcpy(p, spaces, 32);
-	for (uint32_t k = 32; k < ind; k += 32)
-		memcpy(p + k, spaces, 32);
-	return p + ind;
-}
-
-/* text_cols for any line: renders what is out of date first. */
-static char *text_prefix(struct rp *r, char *p, struct an_thread *th, int32_t cpu, uint64_t ts,
-			 uint64_t dur, int has_dur, uint32_t depth)
-{
-	uint64_t ns = ts - r->t0, us = ns / 1000u;
-	if (us != r->ts_us)
-		ts_prefix(r, us);
-	if (!th->label_len || cpu != th->label_cpu)
-		label(th, cpu);
-	return text_cols(r, p, th, ns - us * 1000u, dur, has_dur, depth);
-}
-
-/* The ends of id's call lines, rendered on first use; NULL on -ENOMEM. */
-static __attribute__((noinline)) const struct ftail *ftail_make(struct rp *r, uint32_t id)
-{
-	if (id >= an_nfuncs(r->syms))
-		return NULL;
-	if (id >= r->nft) {
-		size_t cap = r->nft;
-		if (an_grow(&r->ft, &cap, (size_t)id + 1, sizeof(*r->ft), 64))
-			return NULL;
-		memset(r->ft + r->nft, 0, (cap - r->nft) * sizeof(*r->ft));
-		r->nft = cap;
-	}
-	struct ftail *t = &r->ft[id];
-	const char *name = an_func_name(r->syms, id);
-	size_t n = an_func_name_len(r->syms, id);
-	static const char *const pre[3] = {"", "} /* ", ""};
-	static const char *const post[3] = {"() {\n", " */\n", "();\n"};
-	for (int k = 0; k < 3; k++) {
-		size_t a = strlen(pre[k]), b = strlen(post[k]), len = a + n + b;
-		char *s = calloc(1, (len + 15) / 16 * 16);
-		if (!s) {
-			for (int j = 0; j < k; j++)
-				free(t->s[j]);
-			memset(t, 0, sizeof(*t));
-			return NULL;
-		}
-		memcpy(s, pre[k], a);
-		memcpy(s + a, name, n);
-		memcpy(s + a + n, post[k], b);
-		t->s[k] = s;
-		t->len[k] = (uint32_t)len;
-	}
-	return t;
-}
-
-static inline const struct ftail *ftail(struct rp *r, uint32_t id)
-{
-	if (id < r->nft && r->ft[id].s[0])
-		return &r->ft[id];
-	return ftail_make(r, id);
-}
-
-/* A call line with nothing but the function's name (no arguments, return
- * value or flags): most lines of a replay, written from fixed-size pieces.
- * 0, or -1 when it must take the general way. */
-static int text_call(struct rp *r, struct an_thread *th, const struct an_frame *f,
-		     enum lkind kind, uint64_t ts, uint64_t dur, uint32_t depth)
-{
-	const struct ftail *t = ftail(r, f->func);
-	if (!t)
-		return -1;
-	struct ofast *o = r->o;
-	uint32_t n = t->len[kind];
-	of_room(o, PREFIX_ROOM + n + 16);
-	char *p = text_prefix(r, o->buf + o->len, th, th->cpu, ts, dur, kind != L_ENTRY, depth);
-	const char *s = t->s[kind];
-	for (uint32_t k = 0; k < n; k += 16)
-		memcpy(p + k, s + k, 16);
-	o->len = (size_t)(p + n - o->buf);
-	r->nlines++;
-	return 0;
-}
-
-/* text_call for the line of a return of r->plain_th (its label rendered)
- * when nothing has to be rendered or flushed first and the duration is
- * under 1 us: it calls nothing, so its caller saves no registers. 0, or -1
- * when text_call must do it. */
-static inline __attribute__((always_inline)) int
-text_call_ready(struct rp *r, const struct an_thread *th, const struct an_frame *f,
-		enum lkind kind, uint64_t ts, uint64_t dur, uint32_t depth)
-{
-	uint32_t id = f->func;
-	uint64_t ns3 = ts - r->ts_base; /* modulo 2^64, like ts - t0 */
-	if (id >= r->nft || !r->ft[id].s[0] || ns3 >= 1000 || dur >= 1000 ||
-	    th->cpu != th->label_cpu)
-		return -1;
-	const struct ftail *t = &r->ft[id];
-	struct ofast *o = r->o;
-	uint32_t n = t->len[kind];
-	if (o->len + PREFIX_ROOM + n + 16 > sizeof(o->buf))
-		return -1;
-	char *p = text_cols(r, o->buf + o->len, th, ns3, dur, 1, depth);
-	const char *s = t->s[kind];
-	/* the first piece unconditionally: n is 3 or more */
-	memcpy(p, s, 16);
-	for (uint32_t k = 16; k < n; k += 16)
-		memcpy(p + k, s + k, 16);
-	o->len = (size_t)(p + n - o->buf);
-	r->nlines++;
-	return 0;
-}
-
-static void text_line(struct rp *r, const struct line *l)
-{
-	struct ofast *o = r->o;
-	of_room(o, PREFIX_ROOM);
-	char *p = text_prefix(r, o->buf + o->len, l->th, l->cpu, l->ts, l->dur, l->has_dur, l->depth);
-	o->len = (size_t)(p - o->buf);
-	switch (l->kind) {
-	case L_ENTRY:
-	case L_LEAF:
-		of_mem(o, l->name, l->name_len);
-		of_ch(o, '(');
-		if (l->f && l->f->node) {
-			const struct utext *u = &r->ut[l->f->node - 1];
-			of_mem(o, u->s, u->len);
-		}
-		for (int i = 0; l->f && !l->f->node && i < l->f->nargs; i++) {
-			if (i)
-				of_str(o, ", ");
-			num(o, l->f->args[i]);
-		}
-		if (l->kind == L_LEAF && l->has_ret) {
-			/* strace's "open(...) = 3" */
-			of_str(o, ") = ");
-			if (l->ret_signed)
-				of_i64(o, (int64_t)l->ret);
-			else
-				num(o, l->ret);
-			of_ch(o, ';');
-		} else {
-			of_str(o, l->kind == L_ENTRY ? ") {" : ");");
-		}
-		if (r->dw && l->f) {
-			const char *sl = an_dwarf_srcline(r->dw, l->th->pid, l->f->addr);
-			if (sl) {
-				of_str(o, " /* ");
-				of_str(o, sl);
-				of_str(o, " */");
-			}
-		}
-		break;
-	case L_EXIT:
-		of_mem(o, "} /* ", 5);
-		of_mem(o, l->name, l->name_len);
-		of_mem(o, " */", 3);
-		break;
-	case L_ORPHAN:
-		of_str(o, "} /* ");
-		of_str(o, l->name);
-		of_str(o, " */ [return without entry]");
-		break;
-	case L_SCHED_IN:
-		of_str(o, "[sched_in] (duration: time off-CPU)");
-		break;
-	case L_EVENT:
-		text_fields(o, l->ev);
-		break;
-	}
-	if (l->kind == L_EXIT && l->has_ret) {
-		of_str(o, " = ");
-		if (l->ret_signed)
-			of_i64(o, (int64_t)l->ret);
-		else
-			num(o, l->ret);
-	}
-	if (l->flags & AN_CALL_NORET)
-		of_str(o, " [no return]");
-	if (l->flags & AN_CALL_UNWOUND)
-		of_str(o, " [unwound]");
-	of_ch(o, '\n');
-}
-
-/* ---- JSON (an array of line objects) and CSV */
-
-static void json_line(struct rp *r, const struct line *l)
-{
-	struct ofast *o = r->o;
-	of_str(o, r->nlines ? ",\n{\"ts_ns\":" : "[\n{\"ts_ns\":");
-	of_u64(o, l->ts);
-	of_str(o, ",\"cpu\":");
-	of_i64(o, l->cpu);
-	of_str(o, ",\"tid\":");
-	of_i64(o, l->tid);
-	of_str(o, ",\"comm\":");
-	if (l->comm)
-		of_json_str(o, l->comm, strnlen(l->comm, 16));
-	else
-		of_str(o, "null");
-	of_str(o, ",\"kind\":\"");
-	of_str(o, lkind_name[l->kind]);
-	of_str(o, "\",\"depth\":");
-	of_u64(o, l->depth);
-	if (l->has_dur) {
-		of_str(o, ",\"dur_ns\":");
-		of_u64(o, l->dur);
-	}
-	if (l->name) {
-		of_str(o, ",\"func\":");
-		of_json_str(o, l->name, strlen(l->name));
-	}
-	if (l->f && l->f->nargs && (l->kind == L_ENTRY || l->kind == L_LEAF)) {
-		of_str(o, ",\"args\":[");
-		for (int i = 0; i < l->f->nargs; i++) {
-			if (i)
-				of_ch(o, ',');
-			of_u64(o, l->f->args[i]);
-		}
-		of_ch(o, ']');
-	}
-	if (l->f && l->f->node && (l->kind == L_ENTRY || l->kind == L_LEAF)) {
-		of_str(o, ",\"args_text\":");
-		of_json_str(o, r->ut[l->f->node - 1].s, r->ut[l->f->node - 1].len);
-	}
-	if (r->dw && l->f && (l->kind == L_ENTRY || l->kind == L_LEAF)) {
-		const char *sl = an_dwarf_srcline(r->dw, l->th->pid, l->f->addr);
-		if (sl) {
-			of_str(o, ",\"srcline\":");
-			of_json_str(o, sl, strlen(sl));
-		}
-	}
-	if (l->has_ret) {
-		of_str(o, ",\"ret\":");
-		if (l->ret_signed)
-			of_i64(o, (int64_t)l->ret);
-		else
-			of_u64(o, l->ret);
-	}
-	if (l->flags & AN_CALL_NORET)
-		of_str(o, ",\"noret\":true");
-	if (l->flags & AN_CALL_UNWOUND)
-		of_str(o, ",\"unwound\":true");
-	if (l->ev) {
-		const struct tpp_type *t = l->ev->t;
-		of_str(o, ",\"event\":");
-		of_json_str(o, t && t->name ? t->name : "?", t && t->name ? strlen(t->name) : 1);
-		of_str(o, ",\"fields\":{");
-		for (int i = 0; t && i < l->ev->nvals && i < t->nfields; i++) {
-			if (i)
-				of_ch(o, ',');
-			of_json_str(o, t->fields[i].name, strlen(t->fields[i].name));
-			of_ch(o, ':');
-			const union tpp_val *v = &l->ev->v[i];
-			if (t->fields[i].type == TPP_F_U64)
-				of_u64(o, v->u);
-			else if (t->fields[i].type == TPP_F_S64)
-				of_i64(o, v->i);
-			else if (t->fields[i].type == TPP_F_STR && v->s.p)
-				of_json_str(o, v->s.p, strnlen(v->s.p, v->s.len));
-			else
-				of_str(o, "null");
-		}
-		of_ch(o, '}');
-	}
-	of_ch(o, '}');
-}
-
-static void csv_line(struct rp *r, const struct line *l)
-{
-	struct ofast *o = r->o;
-	if (!r->nlines)
-		of_str(o, "ts_ns,cpu,tid,comm,kind,depth,dur_ns,name\n");
-	of_u64(o, l->ts);
-	of_ch(o, ',');
-	of_i64(o, l->cpu);
-	of_ch(o, ',');
-	of_i64(o, l->tid);
-	of_ch(o, ',');
-	/* comm and names may hold commas: quote them */
-	of_ch(o, '"');
-	if (l->comm)
-		of_text(o, l->comm, strnlen(l->comm, 16));
-	of_str(o, "\",");
-	of_str(o, lkind_name[l->kind]);
-	of_ch(o, ',');
-	of_u64(o, l->depth);
-	of_ch(o, ',');
-	if (l->has_dur)
-		of_u64(o, l->dur);
-	of_str(o, ",\"");
-	if (l->name)
-		of_str(o, l->name);
-	else if (l->ev && l->ev->t && l->ev->t->name)
-		of_str(o, l->ev->t->name);
-	of_str(o, "\"\n");
-}
-
-/* ---- the flow */
 
 /* Per thread: user = open frames of --func F, user2 = depth of the
  * outermost one. */
@@ -701,7 +84,7 @@ static void flush_frames_slow(struct rp *r, struct an_thread *th, uint32_t upto)
 		uint32_t depth = rel_depth(r, th, i);
 		f->user = 1;
 		if (r->fast_text && !f->nargs && !f->node &&
-		    !text_call(r, th, f, L_ENTRY, f->ts, 0, depth))
+		    !rp_text_call(r, th, f, L_ENTRY, f->ts, 0, depth))
 			continue;
 		struct line l;
 		base(&l, th);
@@ -733,7 +116,7 @@ static int wanted(struct rp *r, struct an_thread *th)
 		r->plain_th = r->plain && r->w_val ? th : NULL;
 		/* text_call_ready takes the label of plain_th as rendered */
 		if (r->plain_th && !th->label_len)
-			label(th, th->cpu);
+			rp_label(th, th->cpu);
 	}
 	return r->w_val;
 }
@@ -910,7 +293,7 @@ static __attribute__((noinline)) void exit_slow(struct rp *r, struct an_thread *
 		/* an exit line shows no arguments */
 		if (!(r->fast_text && !c->has_ret && !c->flags &&
 		      (kind == L_EXIT || (!f->nargs && !f->node)) &&
-		      !text_call(r, th, f, kind, ts, c->dur, depth)))
+		      !rp_text_call(r, th, f, kind, ts, c->dur, depth)))
 			exit_line(r, th, f, c, ev, kind, ts, depth);
 	}
 	if (f->node)
@@ -927,7 +310,7 @@ static __attribute__((noinline)) void exit_plain(struct rp *r, struct an_thread 
 	const struct an_frame *f = &th->st[th->depth - 1];
 	enum lkind kind = f->user == 1 ? L_EXIT : L_LEAF;
 	uint64_t ts = kind == L_EXIT ? c->exit_ts : c->entry_ts;
-	if (text_call(r, th, f, kind, ts, c->dur, th->depth - 1))
+	if (rp_text_call(r, th, f, kind, ts, c->dur, th->depth - 1))
 		exit_slow(r, th, c, ev);
 }
 
@@ -1051,7 +434,7 @@ static __attribute__((noinline)) int exit_hot_render(struct rp *r, struct an_thr
 	const struct an_frame *f = an_pair_ret_hot(th, ev, ti, &dur);
 	enum lkind kind = f->user == 1 ? L_EXIT : L_LEAF;
 	uint64_t ts = kind == L_EXIT ? f->ts + dur : f->ts;
-	if (text_call(r, th, f, kind, ts, dur, th->depth - 1))
+	if (rp_text_call(r, th, f, kind, ts, dur, th->depth - 1))
 		return feed_slow(r, ev, ti);
 	an_pair_pop_hot(r->hot, th, ev, dur);
 	return 0;
@@ -1169,13 +552,13 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	of_init(o, 1);
-	d3_init();
+	rp_text_init();
 	r.o = o;
 	r.fmt = c.fmt;
-	r.emit = c.fmt == TBL_JSON ? json_line : c.fmt == TBL_CSV ? csv_line : text_line;
+	r.emit = c.fmt == TBL_JSON ? rp_json_line : c.fmt == TBL_CSV ? rp_csv_line : rp_text_line;
 	r.fast_text = c.fmt == TBL_TEXT && !r.want_srcline;
 	r.t0 = c.t0;
-	ts_prefix(&r, 0);
+	rp_ts_prefix(&r, 0);
 	r.plain = r.fast_text && !r.func && !r.max_depth && !r.min_dur;
 	if (r.want_srcline && (rc = an_dwarf_open(&r.dw, c.r, NULL))) {
 		rc = acli_fail(&c, rc, NULL);
@@ -1208,11 +591,7 @@ int cmd_replay(int argc, char **argv)
 	acli_report_pairs(&c, &ps);
 	acli_report_run(&c, &st);
 out:
-	tc_free();
-	for (size_t i = 0; i < r.nft; i++)
-		for (int k = 0; k < 3; k++)
-			free(r.ft[i].s[k]);
-	free(r.ft);
+	rp_text_free(&r);
 	for (size_t i = 0; i < r.nut; i++)
 		free(r.ut[i].s);
 	free(r.ut);

@@ -1,0 +1,488 @@
+/* tracepp replay's lines: text columns (timestamp, CPU, task, duration,
+ * indent), JSON objects and CSV rows, formatted without printf. What makes
+ * a line and when is cmd_replay.c's; the contract is in replay.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "replay.h"
+#include "an_dwarf.h"
+
+static const char *const lkind_name[] = {"entry", "exit", "call", "event", "orphan", "sched_in"};
+
+char rp_d3[1000][4], rp_dur_ns[1000][16];
+/* rp_d3, space-padded */
+static char d3s[1000][4];
+
+char *rp_put_dur_col(char *p, uint64_t ns, int has)
+{
+	memcpy(p, spaces, 11);
+	if (!has)
+		return p + 11;
+	static const char unit[][4] = {" ns", " us", " ms", "  s"};
+	int u = 0;
+	uint64_t whole = ns, frac = 0;
+	while (u < 3 && whole >= 1000) {
+		frac = whole % 1000;
+		whole /= 1000;
+		u++;
+	}
+	/* built right-aligned in b over spaces, so the column is one
+	 * fixed-size copy (a variable memcpy was a libc call per line) */
+	char b[32], *e = b + sizeof(b), *q = e;
+	memcpy(e - 16, spaces, 16);
+	q -= 3;
+	memcpy(q, unit[u], 3);
+	if (u) {
+		q -= 3;
+		memcpy(q, rp_d3[frac], 3);
+		*--q = '.';
+	}
+	while (whole >= 1000) { /* seconds only */
+		q -= 3;
+		memcpy(q, rp_d3[whole % 1000], 3);
+		whole /= 1000;
+	}
+	/* the leading digits padded with spaces: the bytes before q are
+	 * either spaces or not copied */
+	memcpy(q - 3, d3s[whole], 3);
+	q -= rp_d3[whole][3];
+	size_t n = (size_t)(e - q);
+	if (n < 11) {
+		memcpy(p, e - 11, 11);
+		return p + 11;
+	}
+	memcpy(p, q, n);
+	return p + n;
+}
+
+void rp_text_init(void)
+{
+	for (int i = 0; i < 1000; i++) {
+		rp_d3[i][0] = (char)('0' + i / 100);
+		rp_d3[i][1] = (char)('0' + i / 10 % 10);
+		rp_d3[i][2] = (char)('0' + i % 10);
+		rp_d3[i][3] = (char)(i >= 100 ? 3 : i >= 10 ? 2 : 1);
+		memcpy(d3s[i], rp_d3[i], 4);
+		for (int k = 0; k < 3 - rp_d3[i][3]; k++)
+			d3s[i][k] = ' ';
+	}
+	for (int i = 0; i < 1000; i++) {
+		memset(rp_dur_ns[i], ' ', sizeof(rp_dur_ns[i]));
+		memcpy(rp_put_dur_col(rp_dur_ns[i], (uint64_t)i, 1), " | ", 3);
+	}
+}
+
+static void num(struct ofast *o, uint64_t v)
+{
+	if (v < 100000)
+		of_u64(o, v);
+	else
+		of_hex(o, v);
+}
+
+/* "[name]" and " field=" rendered once per type: strlen on every event
+ * showed in profiles. */
+struct tcache {
+	char *head;
+	size_t head_len;
+	char *pre[TPP_MAX_FIELDS];
+	uint8_t pre_len[TPP_MAX_FIELDS];
+};
+static struct tcache *tcache[TPP_MAX_TYPES];
+
+static struct tcache *tc_get(const struct tpp_type *t)
+{
+	if (!t || t->id >= TPP_MAX_TYPES)
+		return NULL;
+	struct tcache *c = tcache[t->id];
+	if (c)
+		return c;
+	if (!(c = calloc(1, sizeof(*c))))
+		return NULL;
+	if (asprintf(&c->head, "[%s]", t->name ? t->name : "?") < 0) {
+		free(c);
+		return NULL;
+	}
+	c->head_len = strlen(c->head);
+	for (int i = 0; i < t->nfields && i < TPP_MAX_FIELDS; i++) {
+		if (asprintf(&c->pre[i], " %.200s=", t->fields[i].name ? t->fields[i].name : "?") < 0)
+			c->pre[i] = NULL;
+		c->pre_len[i] = c->pre[i] ? (uint8_t)strlen(c->pre[i]) : 0;
+	}
+	tcache[t->id] = c;
+	return c;
+}
+
+static void tc_free(void)
+{
+	for (size_t i = 0; i < TPP_MAX_TYPES; i++) {
+		if (!tcache[i])
+			continue;
+		free(tcache[i]->head);
+		for (int k = 0; k < TPP_MAX_FIELDS; k++)
+			free(tcache[i]->pre[k]);
+		free(tcache[i]);
+		tcache[i] = NULL;
+	}
+}
+
+static void text_fields(struct ofast *o, const struct tpp_event *ev)
+{
+	const struct tpp_type *t = ev->t;
+	struct tcache *c = tc_get(t);
+	if (c)
+		of_mem(o, c->head, c->head_len);
+	for (int i = 0; t && i < ev->nvals && i < t->nfields; i++) {
+		if (c && c->pre[i]) {
+			of_mem(o, c->pre[i], c->pre_len[i]);
+		} else {
+			of_ch(o, ' ');
+			of_str(o, t->fields[i].name);
+			of_ch(o, '=');
+		}
+		switch (t->fields[i].type) {
+		case TPP_F_U64:
+			num(o, ev->v[i].u);
+			break;
+		case TPP_F_S64:
+			of_i64(o, ev->v[i].i);
+			break;
+		case TPP_F_STR: {
+			size_t n = ev->v[i].s.p ? strnlen(ev->v[i].s.p, ev->v[i].s.len) : 0;
+			of_text(o, ev->v[i].s.p ? ev->v[i].s.p : "", n);
+			break;
+		}
+		default:
+			of_str(o, "<");
+			of_u64(o, ev->v[i].s.len);
+			of_str(o, " bytes>");
+		}
+	}
+}
+
+void rp_ts_prefix(struct rp *r, uint64_t us)
+{
+	char *p = r->ts_pre;
+	uint64_t sec = us / 1000000u;
+	uint32_t frac = (uint32_t)(us % 1000000u);
+	if (sec < 1000) {
+		int k = rp_d3[sec][3];
+		memcpy(p, rp_d3[sec] + 3 - k, (size_t)k);
+		p += k;
+	} else {
+		char t[24];
+		int n = 0;
+		do {
+			t[n++] = (char)('0' + sec % 10);
+			sec /= 10;
+		} while (sec);
+		while (n)
+			*p++ = t[--n];
+	}
+	*p = '.';
+	memcpy(p + 1, rp_d3[frac / 1000u], 3);
+	memcpy(p + 4, rp_d3[frac % 1000u], 3);
+	r->ts_pre_len = (uint32_t)(p + 7 - r->ts_pre);
+	r->ts_us = us;
+	r->ts_base = r->t0 + us * 1000u;
+}
+
+/* The CPU column of label (3 characters and a space). */
+static void label_cpu(struct an_thread *th, int32_t cpu)
+{
+	char *p = th->label;
+	if (cpu >= 0 && cpu < 1000) {
+		p[0] = cpu < 100 ? ' ' : (char)('0' + cpu / 100);
+		p[1] = cpu < 10 ? ' ' : (char)('0' + cpu / 10 % 10);
+		p[2] = (char)('0' + cpu % 10);
+	} else {
+		memcpy(p, "  -", 3);
+	}
+	p[3] = ' ';
+	th->label_cpu = cpu;
+}
+
+/* The "CPU comm-tid" columns, padded: the task part is rendered once per
+ * thread, the CPU part when the thread moves. */
+void rp_label(struct an_thread *th, int32_t cpu)
+{
+	if (!th->label_len) {
+		const size_t room = sizeof(th->label) - 4;
+		int n = snprintf(th->label + 4, room, "%.16s-%d", th->comm ? th->comm : "", th->tid);
+		if (n < 0 || n >= (int)room)
+			n = (int)room - 1;
+		while (n < 22)
+			th->label[4 + n++] = ' ';
+		th->label_len = (uint32_t)n + 4;
+	}
+	label_cpu(th, cpu);
+}
+
+/* text_cols for any line: renders what is out of date first. */
+static char *text_prefix(struct rp *r, char *p, struct an_thread *th, int32_t cpu, uint64_t ts,
+			 uint64_t dur, int has_dur, uint32_t depth)
+{
+	uint64_t ns = ts - r->t0, us = ns / 1000u;
+	if (us != r->ts_us)
+		rp_ts_prefix(r, us);
+	if (!th->label_len || cpu != th->label_cpu)
+		rp_label(th, cpu);
+	return text_cols(r, p, th, ns - us * 1000u, dur, has_dur, depth);
+}
+
+/* The ends of id's call lines, rendered on first use; NULL on -ENOMEM. */
+static __attribute__((noinline)) const struct ftail *ftail_make(struct rp *r, uint32_t id)
+{
+	if (id >= an_nfuncs(r->syms))
+		return NULL;
+	if (id >= r->nft) {
+		size_t cap = r->nft;
+		if (an_grow(&r->ft, &cap, (size_t)id + 1, sizeof(*r->ft), 64))
+			return NULL;
+		memset(r->ft + r->nft, 0, (cap - r->nft) * sizeof(*r->ft));
+		r->nft = cap;
+	}
+	struct ftail *t = &r->ft[id];
+	const char *name = an_func_name(r->syms, id);
+	size_t n = an_func_name_len(r->syms, id);
+	static const char *const pre[3] = {"", "} /* ", ""};
+	static const char *const post[3] = {"() {\n", " */\n", "();\n"};
+	for (int k = 0; k < 3; k++) {
+		size_t a = strlen(pre[k]), b = strlen(post[k]), len = a + n + b;
+		char *s = calloc(1, (len + 15) / 16 * 16);
+		if (!s) {
+			for (int j = 0; j < k; j++)
+				free(t->s[j]);
+			memset(t, 0, sizeof(*t));
+			return NULL;
+		}
+		memcpy(s, pre[k], a);
+		memcpy(s + a, name, n);
+		memcpy(s + a + n, post[k], b);
+		t->s[k] = s;
+		t->len[k] = (uint32_t)len;
+	}
+	return t;
+}
+
+static inline const struct ftail *ftail(struct rp *r, uint32_t id)
+{
+	if (id < r->nft && r->ft[id].s[0])
+		return &r->ft[id];
+	return ftail_make(r, id);
+}
+
+int rp_text_call(struct rp *r, struct an_thread *th, const struct an_frame *f,
+		 enum lkind kind, uint64_t ts, uint64_t dur, uint32_t depth)
+{
+	const struct ftail *t = ftail(r, f->func);
+	if (!t)
+		return -1;
+	struct ofast *o = r->o;
+	uint32_t n = t->len[kind];
+	of_room(o, PREFIX_ROOM + n + 16);
+	char *p = text_prefix(r, o->buf + o->len, th, th->cpu, ts, dur, kind != L_ENTRY, depth);
+	const char *s = t->s[kind];
+	for (uint32_t k = 0; k < n; k += 16)
+		memcpy(p + k, s + k, 16);
+	o->len = (size_t)(p + n - o->buf);
+	r->nlines++;
+	return 0;
+}
+
+/* A line's return value, signed when its field is. */
+static void text_ret(struct ofast *o, const struct line *l)
+{
+	if (l->ret_signed)
+		of_i64(o, (int64_t)l->ret);
+	else
+		num(o, l->ret);
+}
+
+void rp_text_line(struct rp *r, const struct line *l)
+{
+	struct ofast *o = r->o;
+	of_room(o, PREFIX_ROOM);
+	char *p = text_prefix(r, o->buf + o->len, l->th, l->cpu, l->ts, l->dur, l->has_dur, l->depth);
+	o->len = (size_t)(p - o->buf);
+	switch (l->kind) {
+	case L_ENTRY:
+	case L_LEAF:
+		of_mem(o, l->name, l->name_len);
+		of_ch(o, '(');
+		if (l->f && l->f->node) {
+			const struct utext *u = &r->ut[l->f->node - 1];
+			of_mem(o, u->s, u->len);
+		}
+		for (int i = 0; l->f && !l->f->node && i < l->f->nargs; i++) {
+			if (i)
+				of_str(o, ", ");
+			num(o, l->f->args[i]);
+		}
+		if (l->kind == L_LEAF && l->has_ret) {
+			/* strace's "open(...) = 3" */
+			of_str(o, ") = ");
+			text_ret(o, l);
+			of_ch(o, ';');
+		} else {
+			of_str(o, l->kind == L_ENTRY ? ") {" : ");");
+		}
+		if (r->dw && l->f) {
+			const char *sl = an_dwarf_srcline(r->dw, l->th->pid, l->f->addr);
+			if (sl) {
+				of_str(o, " /* ");
+				of_str(o, sl);
+				of_str(o, " */");
+			}
+		}
+		break;
+	case L_EXIT:
+		of_mem(o, "} /* ", 5);
+		of_mem(o, l->name, l->name_len);
+		of_mem(o, " */", 3);
+		break;
+	case L_ORPHAN:
+		of_str(o, "} /* ");
+		of_str(o, l->name);
+		of_str(o, " */ [return without entry]");
+		break;
+	case L_SCHED_IN:
+		of_str(o, "[sched_in] (duration: time off-CPU)");
+		break;
+	case L_EVENT:
+		text_fields(o, l->ev);
+		break;
+	}
+	if (l->kind == L_EXIT && l->has_ret) {
+		of_str(o, " = ");
+		text_ret(o, l);
+	}
+	if (l->flags & AN_CALL_NORET)
+		of_str(o, " [no return]");
+	if (l->flags & AN_CALL_UNWOUND)
+		of_str(o, " [unwound]");
+	of_ch(o, '\n');
+}
+
+/* ---- JSON (an array of line objects) and CSV */
+
+void rp_json_line(struct rp *r, const struct line *l)
+{
+	struct ofast *o = r->o;
+	of_str(o, r->nlines ? ",\n{\"ts_ns\":" : "[\n{\"ts_ns\":");
+	of_u64(o, l->ts);
+	of_str(o, ",\"cpu\":");
+	of_i64(o, l->cpu);
+	of_str(o, ",\"tid\":");
+	of_i64(o, l->tid);
+	of_str(o, ",\"comm\":");
+	if (l->comm)
+		of_json_str(o, l->comm, strnlen(l->comm, 16));
+	else
+		of_str(o, "null");
+	of_str(o, ",\"kind\":\"");
+	of_str(o, lkind_name[l->kind]);
+	of_str(o, "\",\"depth\":");
+	of_u64(o, l->depth);
+	if (l->has_dur) {
+		of_str(o, ",\"dur_ns\":");
+		of_u64(o, l->dur);
+	}
+	if (l->name) {
+		of_str(o, ",\"func\":");
+		of_json_str(o, l->name, strlen(l->name));
+	}
+	if (l->f && l->f->nargs && (l->kind == L_ENTRY || l->kind == L_LEAF)) {
+		of_str(o, ",\"args\":[");
+		for (int i = 0; i < l->f->nargs; i++) {
+			if (i)
+				of_ch(o, ',');
+			of_u64(o, l->f->args[i]);
+		}
+		of_ch(o, ']');
+	}
+	if (l->f && l->f->node && (l->kind == L_ENTRY || l->kind == L_LEAF)) {
+		of_str(o, ",\"args_text\":");
+		of_json_str(o, r->ut[l->f->node - 1].s, r->ut[l->f->node - 1].len);
+	}
+	if (r->dw && l->f && (l->kind == L_ENTRY || l->kind == L_LEAF)) {
+		const char *sl = an_dwarf_srcline(r->dw, l->th->pid, l->f->addr);
+		if (sl) {
+			of_str(o, ",\"srcline\":");
+			of_json_str(o, sl, strlen(sl));
+		}
+	}
+	if (l->has_ret) {
+		of_str(o, ",\"ret\":");
+		if (l->ret_signed)
+			of_i64(o, (int64_t)l->ret);
+		else
+			of_u64(o, l->ret);
+	}
+	if (l->flags & AN_CALL_NORET)
+		of_str(o, ",\"noret\":true");
+	if (l->flags & AN_CALL_UNWOUND)
+		of_str(o, ",\"unwound\":true");
+	if (l->ev) {
+		const struct tpp_type *t = l->ev->t;
+		of_str(o, ",\"event\":");
+		of_json_str(o, t && t->name ? t->name : "?", t && t->name ? strlen(t->name) : 1);
+		of_str(o, ",\"fields\":{");
+		for (int i = 0; t && i < l->ev->nvals && i < t->nfields; i++) {
+			if (i)
+				of_ch(o, ',');
+			of_json_str(o, t->fields[i].name, strlen(t->fields[i].name));
+			of_ch(o, ':');
+			const union tpp_val *v = &l->ev->v[i];
+			if (t->fields[i].type == TPP_F_U64)
+				of_u64(o, v->u);
+			else if (t->fields[i].type == TPP_F_S64)
+				of_i64(o, v->i);
+			else if (t->fields[i].type == TPP_F_STR && v->s.p)
+				of_json_str(o, v->s.p, strnlen(v->s.p, v->s.len));
+			else
+				of_str(o, "null");
+		}
+		of_ch(o, '}');
+	}
+	of_ch(o, '}');
+}
+
+void rp_csv_line(struct rp *r, const struct line *l)
+{
+	struct ofast *o = r->o;
+	if (!r->nlines)
+		of_str(o, "ts_ns,cpu,tid,comm,kind,depth,dur_ns,name\n");
+	of_u64(o, l->ts);
+	of_ch(o, ',');
+	of_i64(o, l->cpu);
+	of_ch(o, ',');
+	of_i64(o, l->tid);
+	of_ch(o, ',');
+	/* comm and names may hold commas: quote them */
+	of_ch(o, '"');
+	if (l->comm)
+		of_text(o, l->comm, strnlen(l->comm, 16));
+	of_str(o, "\",");
+	of_str(o, lkind_name[l->kind]);
+	of_ch(o, ',');
+	of_u64(o, l->depth);
+	of_ch(o, ',');
+	if (l->has_dur)
+		of_u64(o, l->dur);
+	of_str(o, ",\"");
+	if (l->name)
+		of_str(o, l->name);
+	else if (l->ev && l->ev->t && l->ev->t->name)
+		of_str(o, l->ev->t->name);
+	of_str(o, "\"\n");
+}
+
+void rp_text_free(struct rp *r)
+{
+	tc_free();
+	for (size_t i = 0; i < r->nft; i++)
+		for (int k = 0; k < 3; k++)
+			free(r->ft[i].s[k]);
+	free(r->ft);
+}
