@@ -10,7 +10,7 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-${TPP_B:-$TOP/build}}" && pwd)
-N=${N:-1000000} ROUNDS=${ROUNDS:-100000} BIG=${BIG:-100000000} RUNS=${RUNS:-3}
+N=${N:-1000000} ROUNDS=${ROUNDS:-100000} BIG=${BIG:-100000000} RUNS=${RUNS:-5}
 W=$(mktemp -d /tmp/b-analysis.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 TPP=$B/tracepp
