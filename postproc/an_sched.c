@@ -112,6 +112,20 @@ static inline void comm(const struct an_sched *s, struct an_task *t, const struc
 		comm_copy(t, ev, ti->f[role]);
 }
 
+/* Whether t's delays go into the distributions. */
+static inline int sampled(const struct an_sched *s, struct an_task *t)
+{
+	if (!t->tid)
+		return 0;
+	if (!s->keep)
+		return 1;
+	if (!t->keep_known) {
+		t->keep = (uint8_t)(s->keep(s->keep_ctx, t->tid) != 0);
+		t->keep_known = 1;
+	}
+	return t->keep;
+}
+
 static void runnable(struct an_task *t, uint64_t ts, int woken)
 {
 	if (t->running || t->runnable_since)
@@ -181,20 +195,21 @@ int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tp
 		if (t->runnable_since && ev->ts >= t->runnable_since) {
 			uint64_t w = ev->ts - t->runnable_since;
 			t->runq_wait_ns += w;
-			if (next) {
+			if (t->woken && next) {
+				t->wakeup_lat_n++;
+				t->wakeup_lat_sum += w;
+				if (w > t->wakeup_lat_max)
+					t->wakeup_lat_max = w;
+			}
+			if (sampled(s, t)) {
 				an_lat_add(&s->runq, w);
-				if (t->woken) {
+				if (t->woken)
 					an_lat_add(&s->wakeup, w);
-					t->wakeup_lat_n++;
-					t->wakeup_lat_sum += w;
-					if (w > t->wakeup_lat_max)
-						t->wakeup_lat_max = w;
-				}
 			}
 		}
 		if (t->off_since && ev->ts >= t->off_since) {
 			t->offcpu_ns += ev->ts - t->off_since;
-			if (next)
+			if (sampled(s, t))
 				an_lat_add(&s->offcpu, ev->ts - t->off_since);
 		}
 		t->cpu = ev->cpu;

@@ -339,6 +339,7 @@ struct an_task {
 	uint64_t switches, voluntary, involuntary, migrations, wakeups;
 	uint64_t wakeup_lat_n, wakeup_lat_sum, wakeup_lat_max;
 	uint64_t inferred_in; /* switch-ins missing from the file, inferred */
+	uint8_t keep_known, keep; /* an_sched.keep's answer, asked once */
 	/* state */
 	uint64_t on_since, runnable_since, off_since;
 	int32_t cpu;
@@ -365,8 +366,11 @@ struct an_sched {
 	int no_comm;    /* set after init when task names are not wanted */
 #define AN_SCHED_RECENT 64
 	uint32_t recent[AN_SCHED_RECENT]; /* tid -> index + 1, a cache */
-	/* all tasks but the idle ones (tid 0) */
+	/* all tasks but the idle ones (tid 0), and of those only the ones keep
+	 * says yes to, when it is set (latency --tid / --comm) */
 	struct an_lat wakeup, runq, offcpu;
+	int (*keep)(void *ctx, int32_t tid);
+	void *keep_ctx;
 	uint64_t first_ts, last_ts;
 };
 int an_sched_init(struct an_sched *s);

@@ -18,7 +18,8 @@ static const char usage_text[] =
 	"  --net            net_dev_queue -> net_dev_xmit per device\n"
 	"  (default: every kind the file has events for)\n"
 	"  --no-hist        no histograms in text output\n"
-	"  --format=text|json|csv, --time-range=FROM,TO, --tid=TID, --comm=NAME\n"
+	"  --tid=TID[,TID], --comm=NAME   only these tasks' calls and scheduler delays\n"
+	"  --format=text|json|csv, --time-range=FROM,TO\n"
 	"Percentiles are exact (nearest rank) unless the 'exact' column says 0: then\n"
 	"they are at most 1/128 (0.8%) above the true value.\n"
 	"Calls that never returned (end of trace, longjmp) are left out and counted.\n";
@@ -98,6 +99,12 @@ static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *call
 }
 
 static const struct an_pair_ops lat_ops = {NULL, on_exit_, NULL};
+
+/* --tid / --comm for the scheduler delays */
+static int keep_task(void *ctx, int32_t tid)
+{
+	return acli_task_wanted(ctx, tid, NULL);
+}
 
 static int feed(void *ctx, const struct tpp_event *ev)
 {
@@ -237,6 +244,10 @@ int cmd_latency(int argc, char **argv)
 		acli_need(&c, r.ty->has[AN_FENTRY] || r.ty->has[AN_UENTRY], "function entry");
 	an_sched_init(&r.sched);
 	r.sched.no_comm = 1; /* distributions only */
+	if (c.f.tids || c.f.comm) {
+		r.sched.keep = keep_task;
+		r.sched.keep_ctx = &c;
+	}
 	an_io_init(&r.io);
 	an_net_init(&r.net);
 	if ((rc = an_syms_open(&r.syms, c.names)) ||

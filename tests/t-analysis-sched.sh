@@ -48,6 +48,36 @@ test_expect 'on-CPU time and run-queue wait per thread agree with schedstat (3 t
 	) && exit 0; echo "try $try: outside the tolerance"; done; exit 1
 '
 
+# Every task alone, then all of them: --tid splits the delay distributions
+# of latency --sched into the per-task ones sched reports, without loss.
+test_expect 'latency --sched --tid: per-task delays add up to the whole and match sched per task' '
+	"$TRACEREC" record -q -a -e sched -o t.tpp -- "$W" 3 100 >out 2>err || { cat err; exit 1; }
+	"$TRACEPP" sched --format=json t.tpp >all.json 2>/dev/null &&
+	"$TRACEPP" latency --sched --format=json t.tpp >lat.json 2>/dev/null &&
+	for tid in $(python3 -c "import json; print(*[r[\"tid\"] for r in json.load(open(\"all.json\"))])"); do
+		"$TRACEPP" latency --sched --format=json --tid=$tid t.tpp >"l$tid.json" 2>/dev/null || exit 1
+	done &&
+	python3 - <<-\PY
+	import glob, json
+	rows = lambda f: {r["name"]: r for r in json.load(open(f)) if r["kind"] == "sched"}
+	whole, tasks = rows("lat.json"), {r["tid"]: r for r in json.load(open("all.json"))}
+	parts = {int(f[1:-5]): rows(f) for f in glob.glob("l*.json") if f != "lat.json"}
+	for name in ("wakeup", "runq", "offcpu"):
+	    got = sum(p[name]["count"] for p in parts.values())
+	    print(name, "whole", whole[name]["count"], "sum of tasks", got)
+	    assert got == whole[name]["count"]
+	    assert max(p[name]["max_ns"] for p in parts.values()) == whole[name]["max_ns"]
+	checked = 0
+	for tid, p in parts.items():
+	    if p["wakeup"]["count"]:
+	        t = tasks[tid]
+	        assert (p["wakeup"]["avg_ns"], p["wakeup"]["max_ns"]) == (t["wakeup_avg_ns"], t["wakeup_max_ns"]), tid
+	        checked += 1
+	print("tasks with wakeups checked:", checked)
+	assert checked >= 3 and len(parts) > 3
+	PY
+'
+
 test_expect 'text output names the threads and shows human units' '
 	"$TRACEREC" record -q -e sched -o s.tpp -- "$W" 2 100 >out 2>err &&
 	"$TRACEPP" sched s.tpp >txt && cat txt &&
