@@ -10,7 +10,7 @@
 
 #include "buf.h"
 #include "tpp_decode.h"
-#include "dec_inline.h"
+#include "dec_slice.h"
 
 static int bad(struct tpp_chunk_dec *d, const char *what)
 {
@@ -139,16 +139,6 @@ int tpp_dec_begin(struct tpp_chunk_dec *d, const struct tpp_reader *r, const str
 	d->last_ts = 0;
 	d->last_tid = 0;
 	return 0;
-}
-
-int tpp_dec_bad(struct tpp_chunk_dec *d, const char *what)
-{
-	return bad(d, what);
-}
-
-int tpp_dec_next(struct tpp_chunk_dec *d, struct tpp_event *ev)
-{
-	return dec_next_inline(d, ev);
 }
 
 static inline struct tpp_event *row(uint8_t *rows, size_t stride, uint32_t i)
@@ -297,6 +287,17 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 	return (int)n;
 }
 
+int tpp_dec_next(struct tpp_chunk_dec *d, struct tpp_event *ev)
+{
+	/* a slice of one event: the decoder has a single routine, and this
+	 * entry serves tests and tools, not the merge */
+	if (!d->tcols)
+		return 0;
+	if (!d->tcols->one && !(d->tcols->one = calloc(1, sizeof(*d->tcols->one))))
+		return -ENOMEM;
+	return dec_slice(d, (uint8_t *)ev, 1, d->tcols->one);
+}
+
 void tpp_dec_want(struct tpp_chunk_dec *d, const uint32_t *want)
 {
 	d->want = want;
@@ -306,6 +307,9 @@ void tpp_dec_end(struct tpp_chunk_dec *d)
 {
 	if (d->tcols) {
 		free(d->tcols->t);
+		if (d->tcols->one)
+			free(d->tcols->one->start);
+		free(d->tcols->one);
 		free(d->tcols);
 	}
 	free(d->str_ptr);

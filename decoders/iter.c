@@ -11,7 +11,7 @@
 
 #include "buf.h"
 #include "tpp_decode.h"
-#include "dec_inline.h"
+#include "dec_slice.h"
 
 /* A window entry remembers which of the two payload buffers its strings
  * point into, so a buffer is reused only once no entry refers to it. */
@@ -30,8 +30,8 @@ struct scur {
 	uint32_t ngen[2];
 	struct tpp_event head;
 	const struct tpp_event *hp; /* the head: a slice row, or &head */
-	/* the decoded slice (dec_slice) while not windowed: rows [ri, rn) are
-	 * still to come */
+	/* the decoded slice (dec_slice): rows [ri, rn) are still to come,
+	 * into the merge, or into the window while windowed */
 	uint8_t *rows;
 	size_t rows_cap, stride;
 	uint32_t ri, rn;
@@ -293,25 +293,26 @@ static int cur_fill(struct tpp_iter *it, struct scur *s)
 			}
 			s->hp = next_row(s);
 		} else {
-			struct tpp_event tmp;
 			while (s->nwin < it->o.window) {
-				if (!s->active) {
-					/* the other buffer is free once no window entry uses it */
-					if (s->next >= s->nchunks || s->ngen[!s->cur])
-						break;
-					int e = load_next(it, s);
+				if (s->ri == s->rn) {
+					if (!s->active) {
+						/* the other buffer is free once no window entry uses it */
+						if (s->next >= s->nchunks || s->ngen[!s->cur])
+							break;
+						int e = load_next(it, s);
+						if (e < 0)
+							return e;
+						continue;
+					}
+					int e = slice(it, s);
 					if (e < 0)
 						return e;
-					continue;
+					if (e == 0) {
+						s->active = 0;
+						continue;
+					}
 				}
-				int e = dec_next_inline(&s->dec[s->cur], &tmp);
-				if (e < 0)
-					return damaged(it, s, s->dec[s->cur].err);
-				if (e == 0) {
-					s->active = 0;
-					continue;
-				}
-				win_push(s, &tmp, s->cur);
+				win_push(s, next_row(s), s->cur);
 			}
 			if (!s->nwin)
 				return 0;
@@ -380,7 +381,7 @@ static __attribute__((noinline)) int next_slow(struct tpp_iter *it, const struct
 		size_t k = it->heap[0];
 		struct scur *s = &it->cur[k];
 		/* fast path: the top stream's slice goes on, unfiltered */
-		if (s->ri < s->rn && !it->ranged) {
+		if (s->ri < s->rn && !s->windowed && !it->ranged) {
 			s->hp = next_row(s);
 			if (s->hp->ts < it->bound)
 				goto emit;
@@ -434,7 +435,7 @@ int tpp_iter_next(struct tpp_iter *it, const struct tpp_event **ev)
 	 * register spills. */
 	if (it->top_pending && !it->ranged) {
 		struct scur *s = &it->cur[it->heap[0]];
-		if (s->ri < s->rn) {
+		if (s->ri < s->rn && !s->windowed) {
 			const struct tpp_event *e =
 				(const struct tpp_event *)(const void *)(s->rows + s->ri * s->stride);
 			if (e->ts < it->bound && e->ts >= it->last_out) {
@@ -483,7 +484,7 @@ int tpp_iter_run(struct tpp_iter *it, const struct tpp_event **first, size_t *st
 	struct scur *s;
 	if (it->top_pending) {
 		s = &it->cur[it->heap[0]];
-		if (s->ri < s->rn) {
+		if (s->ri < s->rn && !s->windowed) {
 			const struct tpp_event *e =
 				(const struct tpp_event *)(const void *)(s->rows + s->ri * s->stride);
 			if (e->ts < it->bound && e->ts >= it->last_out) {

@@ -55,7 +55,7 @@ struct tpp_chunk_dec {
 int tpp_dec_begin(struct tpp_chunk_dec *d, const struct tpp_reader *r, const struct tpp_chunk *c,
 		  const uint8_t *raw, size_t len);
 /* 1: *ev holds the next event; 0: end of chunk; <0: corrupt payload (message
- * in d->err; stop decoding this chunk). */
+ * in d->err; stop decoding this chunk) or -ENOMEM. */
 int tpp_dec_next(struct tpp_chunk_dec *d, struct tpp_event *ev);
 /* Decode only the fields whose bit is set in want[type id] (bit i: field i;
  * want has TPP_MAX_TYPES entries, NULL: all, the default). Fields left out
