@@ -263,9 +263,14 @@ static int slice(struct tpp_iter *it, struct scur *s)
 	return n;
 }
 
+static inline const struct tpp_event *row_at(const struct scur *s, uint32_t i)
+{
+	return (const struct tpp_event *)(const void *)(s->rows + i * s->stride);
+}
+
 static inline const struct tpp_event *next_row(struct scur *s)
 {
-	return (const struct tpp_event *)(const void *)(s->rows + s->ri++ * s->stride);
+	return row_at(s, s->ri++);
 }
 
 /* Puts the stream's next event in s->hp: 1, or 0 at its end, or <0. */
@@ -428,25 +433,33 @@ emit:;
 	return 1;
 }
 
+/* Most events: the top stream's next row, when it is still before every
+ * other stream's head (and not before the last event out), goes out with
+ * no heap work. Kept apart from next_slow so this costs no register
+ * spills. NULL when the merge has to decide. */
+static inline const struct tpp_event *ahead(struct tpp_iter *it)
+{
+	if (!it->top_pending || it->ranged)
+		return NULL;
+	struct scur *s = &it->cur[it->heap[0]];
+	if (s->ri == s->rn || s->windowed)
+		return NULL;
+	const struct tpp_event *e = row_at(s, s->ri);
+	if (e->ts >= it->bound || e->ts < it->last_out)
+		return NULL;
+	s->ri++;
+	s->hp = e;
+	it->last_out = e->ts;
+	it->st.events++;
+	return e;
+}
+
 int tpp_iter_next(struct tpp_iter *it, const struct tpp_event **ev)
 {
-	/* Most events: the top stream's slice goes on, still before every
-	 * other stream's head. Kept apart from next_slow so this costs no
-	 * register spills. */
-	if (it->top_pending && !it->ranged) {
-		struct scur *s = &it->cur[it->heap[0]];
-		if (s->ri < s->rn && !s->windowed) {
-			const struct tpp_event *e =
-				(const struct tpp_event *)(const void *)(s->rows + s->ri * s->stride);
-			if (e->ts < it->bound && e->ts >= it->last_out) {
-				s->ri++;
-				s->hp = e;
-				it->last_out = e->ts;
-				it->st.events++;
-				*ev = e;
-				return 1;
-			}
-		}
+	const struct tpp_event *e = ahead(it);
+	if (e) {
+		*ev = e;
+		return 1;
 	}
 	return next_slow(it, ev);
 }
@@ -457,20 +470,18 @@ static int extend_run(struct tpp_iter *it, struct scur *s, const struct tpp_even
 {
 	uint32_t i = s->ri;
 	uint64_t last = it->last_out, bound = it->bound;
-	const uint8_t *rows = s->rows;
-	size_t st = s->stride;
 	while (i < s->rn) {
-		uint64_t ts = ((const struct tpp_event *)(const void *)(rows + i * st))->ts;
+		uint64_t ts = row_at(s, i)->ts;
 		if (ts >= bound || ts < last)
 			break;
 		last = ts;
 		i++;
 	}
 	int n = (int)(i - s->ri) + 1;
-	*first = (const struct tpp_event *)(const void *)(rows + (s->ri - 1) * st);
-	*stride = st;
+	*first = row_at(s, s->ri - 1);
+	*stride = s->stride;
 	s->ri = i;
-	s->hp = (const struct tpp_event *)(const void *)(rows + (i - 1) * st);
+	s->hp = row_at(s, i - 1);
 	it->last_out = last;
 	it->st.events += (uint64_t)n - 1;
 	return n;
@@ -481,26 +492,14 @@ int tpp_iter_run(struct tpp_iter *it, const struct tpp_event **first, size_t *st
 	*stride = 0;
 	if (it->ranged)
 		return tpp_iter_next(it, first);
-	struct scur *s;
-	if (it->top_pending) {
-		s = &it->cur[it->heap[0]];
-		if (s->ri < s->rn && !s->windowed) {
-			const struct tpp_event *e =
-				(const struct tpp_event *)(const void *)(s->rows + s->ri * s->stride);
-			if (e->ts < it->bound && e->ts >= it->last_out) {
-				s->ri++;
-				it->last_out = e->ts;
-				it->st.events++;
-				return extend_run(it, s, first, stride);
-			}
-		}
-	}
+	if (ahead(it))
+		return extend_run(it, &it->cur[it->heap[0]], first, stride);
 	int rc = next_slow(it, first);
 	if (rc != 1)
 		return rc;
 	/* the merge moved to another stream: its run goes out whole too */
-	s = &it->cur[it->heap[0]];
-	if (s->windowed || !s->ri || s->hp != (const struct tpp_event *)(const void *)(s->rows + (s->ri - 1) * s->stride))
+	struct scur *s = &it->cur[it->heap[0]];
+	if (s->windowed || !s->ri || s->hp != row_at(s, s->ri - 1))
 		return 1;
 	return extend_run(it, s, first, stride);
 }
