@@ -122,14 +122,14 @@ void of_hex(struct ofast *o, uint64_t v)
 
 void of_u64w(struct ofast *o, uint64_t v, int w)
 {
-	char t[24];
-	char *p = digits(t + sizeof(t), v);
-	while (t + sizeof(t) - p < w && p > t)
-		*--p = '0';
-	size_t n = (size_t)(t + sizeof(t) - p);
-	of_room(o, n);
-	memcpy(o->buf + o->len, p, n);
-	o->len += n;
+	/* zero-padded to w, at most 24 wide, straight into the buffer */
+	unsigned n = ndigits(v), k = w > (int)n ? (unsigned)w : n;
+	if (k > 24)
+		k = n > 24 ? n : 24;
+	of_room(o, 24);
+	memset(o->buf + o->len, '0', 24); /* a fixed size: no libc call */
+	digits(o->buf + o->len + k, v);
+	o->len += k;
 }
 
 void of_ts(struct ofast *o, uint64_t ns)
@@ -154,55 +154,47 @@ void of_ts(struct ofast *o, uint64_t ns)
 	o->len += n + 10;
 }
 
+/* Up to 64 bytes of text straight into the buffer, escapes inline. */
+static inline __attribute__((always_inline)) void text_piece(struct ofast *o, const char *s,
+							      size_t n)
+{
+	of_room(o, 4 * n);
+	char *d = o->buf + o->len;
+	size_t i = 0;
+	/* eight bytes at a time while none is below 0x20 or 0x7f */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, s + i, 8);
+		y = x ^ 0x7f7f7f7f7f7f7f7full;
+		if (((x - 0x2020202020202020ull) & ~x) & 0x8080808080808080ull)
+			break;
+		if (((y - 0x0101010101010101ull) & ~y) & 0x8080808080808080ull)
+			break;
+		memcpy(d, &x, 8);
+		d += 8;
+	}
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (__builtin_expect(c >= 0x20 && c != 0x7f, 1)) {
+			*d++ = (char)c;
+			continue;
+		}
+		d[0] = '\\';
+		d[1] = 'x';
+		d[2] = "0123456789abcdef"[c >> 4];
+		d[3] = "0123456789abcdef"[c & 15];
+		d += 4;
+	}
+	o->len = (size_t)(d - o->buf);
+}
+
 void of_text(struct ofast *o, const char *s, size_t n)
 {
-	if (n <= 64) {
-		/* short text (task names, most strings): byte by byte into the
-		 * buffer, escapes inline */
-		of_room(o, 4 * n);
-		char *d = o->buf + o->len;
-		size_t i = 0;
-		/* eight bytes at a time while none is below 0x20 or 0x7f */
-		for (; i + 8 <= n; i += 8) {
-			uint64_t x, y;
-			memcpy(&x, s + i, 8);
-			y = x ^ 0x7f7f7f7f7f7f7f7full;
-			if (((x - 0x2020202020202020ull) & ~x) & 0x8080808080808080ull)
-				break;
-			if (((y - 0x0101010101010101ull) & ~y) & 0x8080808080808080ull)
-				break;
-			memcpy(d, &x, 8);
-			d += 8;
-		}
-		for (; i < n; i++) {
-			unsigned char c = (unsigned char)s[i];
-			if (__builtin_expect(c >= 0x20 && c != 0x7f, 1)) {
-				*d++ = (char)c;
-				continue;
-			}
-			d[0] = '\\';
-			d[1] = 'x';
-			d[2] = "0123456789abcdef"[c >> 4];
-			d[3] = "0123456789abcdef"[c & 15];
-			d += 4;
-		}
-		o->len = (size_t)(d - o->buf);
-		return;
-	}
-	size_t i = 0;
-	for (;;) {
-		/* copy the longest printable run at once */
-		size_t run = i;
-		while (run < n && (unsigned char)s[run] >= 0x20 && s[run] != 0x7f)
-			run++;
-		of_mem(o, s + i, run - i);
-		if (run == n)
-			return;
-		unsigned char c = (unsigned char)s[run];
-		char e[4] = {'\\', 'x', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15]};
-		of_mem(o, e, 4);
-		i = run + 1;
-	}
+	/* in pieces, so that the room escapes may need (4 bytes a byte) stays
+	 * small whatever the length */
+	for (; n > 64; s += 64, n -= 64)
+		text_piece(o, s, 64);
+	text_piece(o, s, n);
 }
 
 void of_json_str(struct ofast *o, const char *s, size_t n)

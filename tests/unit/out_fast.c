@@ -54,7 +54,13 @@ int main(void)
 	char s[200];
 	for (int i = 0; i < 300000; i++) {
 		uint64_t v = rnd() >> (rnd() % 64);
-		switch (rnd() % 4) {
+		switch (rnd() % 5) {
+		case 4: {
+			int w = (int)(rnd() % 30);
+			of_u64w(&o, v, w);
+			n += (size_t)sprintf(want + n, "%0*" PRIu64, w > 24 ? 24 : w, v);
+			break;
+		}
 		case 0:
 			of_u64(&o, v);
 			n += (size_t)sprintf(want + n, "%" PRIu64, v);
@@ -64,7 +70,7 @@ int main(void)
 			n += (size_t)sprintf(want + n, "%" PRIu64 ".%09" PRIu64, v / 1000000000u, v % 1000000000u);
 			break;
 		case 2: { /* text, mostly printable, sometimes control bytes */
-			size_t len = rnd() % 90;
+			size_t len = rnd() % 200;
 			for (size_t k = 0; k < len; k++)
 				s[k] = rnd() % 16 ? (char)(0x20 + rnd() % 0x60) : (char)(rnd() % 256);
 			of_text(&o, s, len);
