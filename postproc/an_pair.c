@@ -122,11 +122,7 @@ close_top(struct an_pair *p, struct an_thread *th, uint64_t ts, uint32_t flags,
 		p->st.unwound++;
 	if (p->on_exit)
 		p->on_exit(p->ctx, th, &c, ev);
-	th->depth--;
-	if (th->depth) {
-		th->st[th->depth - 1].child_ns += c.dur;
-		th->st[th->depth - 1].offcpu_ns += f->offcpu_ns;
-	}
+	an_pair_pop_frame(th, c.dur);
 }
 
 /* close_top for the frames closed without their return. */

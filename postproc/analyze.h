@@ -262,6 +262,16 @@ static inline struct an_frame *an_pair_ret_hot(struct an_thread *th, const struc
 	*dur = ev->ts > f->ts ? ev->ts - f->ts : 0;
 	return f;
 }
+/* Pops th's innermost frame, a call of dur ns: its time is its caller's
+ * children's, its off-CPU time its caller's too. */
+static inline void an_pair_pop_frame(struct an_thread *th, uint64_t dur)
+{
+	if (--th->depth) {
+		struct an_frame *f = &th->st[th->depth];
+		f[-1].child_ns += dur;
+		f[-1].offcpu_ns += f->offcpu_ns;
+	}
+}
 /* Pops th's innermost frame after an_pair_ret_hot for the return ev. */
 static inline void an_pair_pop_hot(struct an_pair_hot *h, struct an_thread *th,
 				   const struct tpp_event *ev, uint64_t dur)
@@ -269,11 +279,7 @@ static inline void an_pair_pop_hot(struct an_pair_hot *h, struct an_thread *th,
 	th->last_ts = ev->ts;
 	h->returns++;
 	h->calls++;
-	if (--th->depth) {
-		struct an_frame *f = &th->st[th->depth];
-		f[-1].child_ns += dur;
-		f[-1].offcpu_ns += f->offcpu_ns;
-	}
+	an_pair_pop_frame(th, dur);
 }
 int an_pair_open(struct an_pair **p, const struct an_types *ty, struct an_syms *syms,
 		 const struct tpp_names *names, const struct an_pair_ops *ops, void *ctx);
