@@ -153,8 +153,8 @@ struct plot_job {
 /* Checks the extension and that the directory is writable. */
 int plot_job_init(struct plot_job *j, const char *out, int keep, int data_only);
 /* Creates DIR/BASE.SUFFIX for writing (SUFFIX e.g. "gp", "busy.dat") and
- * remembers it. *name gets the file name relative to DIR (static buffer
- * of the job, valid until the next call). */
+ * remembers it. *name gets the file name relative to DIR, valid as long as
+ * the job. */
 FILE *plot_job_file(struct plot_job *j, const char *suffix, const char **name);
 /* Closes a data file or script from plot_job_file: 0, or -EIO with j->err
  * naming it ("writing NAME: reason"). */

@@ -270,16 +270,15 @@ int plot_gantt(struct plot_model *m, struct plot_job *j, const struct plot_req *
 	if (nb > MAX_EXACT_BARS && !q->exact)
 		nb = merge(v, nb, span / PIXELS ? span / PIXELS : 1);
 
-	const char *dn;
-	FILE *d = plot_job_file(j, "bars.dat", &dn);
+	const char *datname, *lblname;
+	FILE *d = plot_job_file(j, "bars.dat", &datname);
 	if (!d) {
 		free(v);
 		free(top);
 		hmap_free(&cm.rank);
 		return -EIO;
 	}
-	char datname[1200], lblname[1200], buf[256];
-	snprintf(datname, sizeof(datname), "%s", dn);
+	char buf[256];
 	fprintf(d, "# tracepp plot gantt --by %s of %s\n# time origin t0_ns=%llu (CLOCK_MONOTONIC)\n", by,
 		m->path, (unsigned long long)m->t0);
 	if (nb != nexact)
@@ -302,14 +301,13 @@ int plot_gantt(struct plot_model *m, struct plot_job *j, const struct plot_req *
 		return -EIO;
 	}
 	/* Labels: the longest bars, where the name fits. */
-	FILE *l = plot_job_file(j, "labels.dat", &dn);
+	FILE *l = plot_job_file(j, "labels.dat", &lblname);
 	if (!l) {
 		free(v);
 		free(top);
 		hmap_free(&cm.rank);
 		return -EIO;
 	}
-	snprintf(lblname, sizeof(lblname), "%s", dn);
 	qsort(v, nb, sizeof(*v), cmp_len_desc);
 	fprintf(l, "# names of the longest bars: 1:x (as in bars.dat) 2:row 3:name\n");
 	int nlabels = 0;

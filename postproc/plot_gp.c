@@ -65,22 +65,23 @@ int plot_data_close(struct plot_job *j, FILE *d, const char *name)
 
 FILE *plot_job_file(struct plot_job *j, const char *suffix, const char **name)
 {
-	static char rel[1200];
 	char path[8192];
-	snprintf(rel, sizeof(rel), "%s.%s", j->base, suffix);
-	snprintf(path, sizeof(path), "%s/%s", j->dir, rel);
+	int dl = snprintf(path, sizeof(path), "%s/", j->dir);
+	snprintf(path + dl, sizeof(path) - (size_t)dl, "%s.%s", j->base, suffix);
 	if (j->nfiles == sizeof(j->files) / sizeof(j->files[0])) {
 		snprintf(j->err, sizeof(j->err), "too many files for one plot");
 		return NULL;
 	}
-	FILE *f = fopen(path, "w");
+	char *kept = strdup(path);
+	FILE *f = kept ? fopen(path, "w") : NULL;
 	if (!f) {
-		snprintf(j->err, sizeof(j->err), "cannot write %s: %s", path, strerror(errno));
+		snprintf(j->err, sizeof(j->err), "cannot write %s: %s", path, strerror(kept ? errno : ENOMEM));
+		free(kept);
 		return NULL;
 	}
-	j->files[j->nfiles++] = strdup(path);
+	j->files[j->nfiles++] = kept;
 	if (name)
-		*name = rel;
+		*name = kept + dl; /* relative to the directory, like the script */
 	return f;
 }
 

@@ -18,12 +18,10 @@ static int cpu_heat(struct plot_model *m, struct plot_job *j, const struct plot_
 	int ncpu = fi && fi->ncpus > m->ncpus && fi->ncpus < 4096 ? fi->ncpus : m->ncpus;
 	double iv = (double)m->o.cpu_interval / 1e9;
 	size_t nb = m->cpu_nbuckets ? m->cpu_nbuckets : 1;
-	const char *dn;
-	FILE *d = plot_job_file(j, "busy.dat", &dn);
+	const char *datname;
+	FILE *d = plot_job_file(j, "busy.dat", &datname);
 	if (!d)
 		return -EIO;
-	char datname[1200];
-	snprintf(datname, sizeof(datname), "%s", dn);
 	fprintf(d, "# tracepp plot heatmap of %s: CPU busy time (not idle, pid 0) per %.6g s\n"
 		   "# time origin t0_ns=%llu (CLOCK_MONOTONIC); busy_ns over all rows = %llu\n"
 		   "# 1:t_lo_s 2:t_hi_s 3:cpu 4:busy_fraction 5:busy_ns\n",
@@ -68,12 +66,10 @@ static int lat_heat(struct plot_model *m, struct plot_job *j, const struct plot_
 	if ((rc = plot_pick_lat(m, q->metrics, sel, j->err, sizeof(j->err))))
 		return rc;
 	double iv = (double)m->o.interval / 1e9;
-	const char *dn;
-	FILE *d = plot_job_file(j, "latheat.dat", &dn);
+	const char *datname;
+	FILE *d = plot_job_file(j, "latheat.dat", &datname);
 	if (!d)
 		return -EIO;
-	char datname[1200];
-	snprintf(datname, sizeof(datname), "%s", dn);
 	fprintf(d, "# tracepp plot heatmap of %s: latency samples per interval (%.6g s) and latency bin,\n"
 		   "# one block per latency kind (gnuplot 'index N')\n"
 		   "# 1:t_lo_s 2:t_hi_s 3:lat_lo_us 4:lat_hi_us 5:count\n",

@@ -51,12 +51,10 @@ int plot_hist(struct plot_model *m, struct plot_job *j, const struct plot_req *q
 	int sel[PL_NLAT], rc, npanels = 0;
 	if ((rc = plot_pick_lat(m, q->metrics, sel, j->err, sizeof(j->err))))
 		return rc;
-	const char *dn;
-	FILE *d = plot_job_file(j, "hist.dat", &dn);
+	const char *datname;
+	FILE *d = plot_job_file(j, "hist.dat", &datname);
 	if (!d)
 		return -EIO;
-	char datname[1200];
-	snprintf(datname, sizeof(datname), "%s", dn);
 	uint64_t p50[PL_NLAT], p99[PL_NLAT], mx[PL_NLAT];
 	int index[PL_NLAT];
 	fprintf(d, "# tracepp plot hist of %s: one block per latency kind (gnuplot 'index N')\n"

@@ -106,12 +106,10 @@ int plot_timeline(struct plot_model *m, struct plot_job *j, const struct plot_re
 	size_t ntop = m->ntypes < TOP_TYPES ? m->ntypes : TOP_TYPES;
 	int other = m->ntypes > TOP_TYPES;
 
-	const char *dname;
-	FILE *d = plot_job_file(j, "timeline.dat", &dname);
+	const char *datname;
+	FILE *d = plot_job_file(j, "timeline.dat", &datname);
 	if (!d)
 		return -EIO;
-	char datname[1200];
-	snprintf(datname, sizeof(datname), "%s", dname);
 	double iv = (double)m->o.interval / 1e9;
 	/* Columns are fixed so scripts and tests can rely on them. */
 	fprintf(d, "# tracepp plot timeline of %s; interval %.9f s; rates per second\n"
