@@ -51,4 +51,17 @@ static inline size_t dec_stride(const struct tpp_chunk_dec *d)
  * many rows of dec_stride(d) bytes): their number, 0 at the end of the
  * chunk, <0 when the payload is corrupt (message in d->err). */
 int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_scratch *sc);
+
+/* Column decoding, for scans (tpp_scan): the same slice as arrays, each
+ * event's k-th wanted numeric field in col[k] (0 when its type wants fewer
+ * fields). Each array has room for DEC_SLICE entries. A wanted field that is
+ * not a number is reported as damage: the scan checks the schema first. */
+#define DEC_NCOLS 4
+struct dec_colbuf {
+	uint64_t *ts;
+	int32_t *tid;
+	uint16_t *type;
+	uint64_t *col[DEC_NCOLS];
+};
+int dec_cols(struct tpp_chunk_dec *d, struct dec_colbuf *out, uint32_t max, struct dec_scratch *sc);
 #endif

@@ -146,18 +146,13 @@ static inline struct tpp_event *row(uint8_t *rows, size_t stride, uint32_t i)
 	return (struct tpp_event *)(void *)(rows + (size_t)i * stride);
 }
 
-int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_scratch *sc)
+/* The first half of every slice: the next n events' types, each event's
+ * type slot in sc->slot, and the events grouped by slot in sc->order
+ * (slot k's run starts at beg[k] and holds cnt[k]), so that each field
+ * column is then read in one tight loop. */
+static int group(struct tpp_chunk_dec *d, uint32_t n, struct dec_scratch *sc, uint32_t **begp, uint32_t **cntp)
 {
-	uint32_t n = d->count - d->done;
-	if (n > max)
-		n = max;
-	if (n > DEC_SLICE)
-		n = DEC_SLICE;
-	if (!n)
-		return 0;
-	size_t stride = dec_stride(d);
 	struct tpp_dec_tcols *tcs = d->tcols;
-	/* per slot (1..ntcols): events, first index in order, fill position */
 	size_t ns1 = d->ntcols + 1;
 	if (sc->nstart < 3 * ns1) {
 		uint32_t *ns = realloc(sc->start, 3 * ns1 * sizeof(*ns));
@@ -168,7 +163,6 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 	}
 	uint32_t *cnt = sc->start, *beg = cnt + ns1, *pos = beg + ns1;
 	memset(cnt, 0, ns1 * sizeof(*cnt));
-	/* types: each event's slot, counted per slot */
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t type;
 		if (get_varint(&d->col_type, d->col_type_end, &type) || type >= TPP_MAX_TYPES)
@@ -179,6 +173,83 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 		sc->slot[i] = slot;
 		cnt[slot]++;
 	}
+	/* A common type's events are found in one pass each, branch-free; a
+	 * scatter through per-slot positions was bound by its store-to-load
+	 * dependency. Rare types share one pass. */
+	uint32_t acc = 0, rare = n / 16, nrare = 0;
+	for (uint32_t k = 1; k <= d->ntcols; k++) {
+		beg[k] = pos[k] = acc;
+		acc += cnt[k];
+		if (cnt[k] && cnt[k] <= rare) {
+			nrare++;
+		} else if (cnt[k]) {
+			/* writes one past the run: into the next type's
+			 * range, filled later, or order[n] (room kept) */
+			uint32_t p = beg[k];
+			for (uint32_t i = 0; i < n; i++) {
+				sc->order[p] = i;
+				p += sc->slot[i] == k;
+			}
+		}
+	}
+	for (uint32_t i = 0; nrare && i < n; i++)
+		if (cnt[sc->slot[i]] <= rare)
+			sc->order[pos[sc->slot[i]]++] = i;
+	*begp = beg;
+	*cntp = cnt;
+	return 0;
+}
+
+/* The next n tids, each stride bytes after the one before from dst on. */
+static inline int tids(struct tpp_chunk_dec *d, uint32_t n, uint8_t *dst, size_t stride)
+{
+	int64_t tid = d->last_tid;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t dt;
+		if (get_varint(&d->col_tid, d->col_tid_end, &dt))
+			return bad(d, "tid column ends early");
+		tid += unzigzag(dt);
+		*(int32_t *)(void *)(dst + i * stride) = (int32_t)tid;
+	}
+	d->last_tid = tid;
+	return 0;
+}
+
+/* The next n values of a numeric column, for events order[0..n): event i's
+ * value goes stride * i bytes after dst (a row's field, or an array). */
+static inline int numbers(struct tpp_chunk_dec *d, struct col *c, const uint32_t *order, uint32_t n, uint8_t *dst,
+			  size_t stride)
+{
+	uint64_t last = c->last;
+	for (uint32_t j = 0; j < n; j++) {
+		uint64_t v;
+		if (get_varint(&c->p, c->end, &v))
+			return bad(d, "field column ends early");
+		last += (uint64_t)unzigzag(v);
+		*(uint64_t *)(void *)(dst + order[j] * stride) = last;
+	}
+	c->last = last;
+	return 0;
+}
+
+static uint32_t slice_len(const struct tpp_chunk_dec *d, uint32_t max)
+{
+	uint32_t n = d->count - d->done;
+	if (n > max)
+		n = max;
+	return n > DEC_SLICE ? DEC_SLICE : n;
+}
+
+int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_scratch *sc)
+{
+	uint32_t n = slice_len(d, max), *beg, *cnt;
+	if (!n)
+		return 0;
+	size_t stride = dec_stride(d);
+	struct tpp_dec_tcols *tcs = d->tcols;
+	int e = group(d, n, sc, &beg, &cnt);
+	if (e)
+		return e;
 	/* timestamps, tids and the fixed part of every row */
 	uint64_t ts = d->last_ts;
 	const uint32_t stream = d->stream;
@@ -199,40 +270,8 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 		ev->t = tc->t;
 	}
 	d->last_ts = ts;
-	if (d->thread_tid < 0) {
-		int64_t tid = d->last_tid;
-		for (uint32_t i = 0; i < n; i++) {
-			uint64_t dt;
-			if (get_varint(&d->col_tid, d->col_tid_end, &dt))
-				return bad(d, "tid column ends early");
-			tid += unzigzag(dt);
-			row(rows, stride, i)->tid = (int32_t)tid;
-		}
-		d->last_tid = tid;
-	}
-	/* events grouped by slot, so that each field column is then read in
-	 * one tight loop. A common type's events are found in one pass each,
-	 * branch-free; a scatter through per-slot positions was bound by its
-	 * store-to-load dependency. Rare types share one pass. */
-	uint32_t acc = 0, rare = n / 16, nrare = 0;
-	for (uint32_t k = 1; k <= d->ntcols; k++) {
-		beg[k] = pos[k] = acc;
-		acc += cnt[k];
-		if (cnt[k] && cnt[k] <= rare) {
-			nrare++;
-		} else if (cnt[k]) {
-			/* writes one past the run: into the next type's
-			 * range, filled later, or order[n] (room kept) */
-			uint32_t p = beg[k];
-			for (uint32_t i = 0; i < n; i++) {
-				sc->order[p] = i;
-				p += sc->slot[i] == k;
-			}
-		}
-	}
-	for (uint32_t i = 0; nrare && i < n; i++)
-		if (cnt[sc->slot[i]] <= rare)
-			sc->order[pos[sc->slot[i]]++] = i;
+	if (d->thread_tid < 0 && tids(d, n, (uint8_t *)&row(rows, stride, 0)->tid, stride))
+		return -TPP_EBADFILE;
 	for (uint32_t k = 1; k <= d->ntcols; k++) {
 		uint32_t b = beg[k], e = b + cnt[k];
 		struct tcols *tc = &tcs->t[k - 1];
@@ -242,15 +281,8 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 			unsigned f = tc->ops[o];
 			struct col *c = &tc->c[f];
 			if (tc->ft[f] <= TPP_F_S64) {
-				uint64_t last = c->last;
-				for (uint32_t j = b; j < e; j++) {
-					uint64_t v;
-					if (get_varint(&c->p, c->end, &v))
-						return bad(d, "field column ends early");
-					last += (uint64_t)unzigzag(v);
-					row(rows, stride, sc->order[j])->v[f].u = last;
-				}
-				c->last = last;
+				if (numbers(d, c, sc->order + b, e - b, (uint8_t *)&row(rows, stride, 0)->v[f].u, stride))
+					return -TPP_EBADFILE;
 			} else if (tc->ft[f] == TPP_F_STR) {
 				for (uint32_t j = b; j < e; j++) {
 					uint64_t v;
@@ -282,6 +314,53 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 				x->s.p = NULL;
 				x->s.len = 0;
 			}
+	}
+	d->done += n;
+	return (int)n;
+}
+
+int dec_cols(struct tpp_chunk_dec *d, struct dec_colbuf *out, uint32_t max, struct dec_scratch *sc)
+{
+	uint32_t n = slice_len(d, max), *beg, *cnt;
+	if (!n)
+		return 0;
+	struct tpp_dec_tcols *tcs = d->tcols;
+	int e = group(d, n, sc, &beg, &cnt);
+	if (e)
+		return e;
+	uint64_t ts = d->last_ts;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t dts;
+		if (get_varint(&d->col_ts, d->col_ts_end, &dts))
+			return bad(d, "timestamp column ends early");
+		ts += (uint64_t)unzigzag(dts);
+		out->ts[i] = ts;
+		out->type[i] = tcs->t[sc->slot[i] - 1].id;
+	}
+	d->last_ts = ts;
+	if (d->thread_tid < 0) {
+		if (tids(d, n, (uint8_t *)out->tid, sizeof(*out->tid)))
+			return -TPP_EBADFILE;
+	} else {
+		for (uint32_t i = 0; i < n; i++)
+			out->tid[i] = d->thread_tid;
+	}
+	/* a type with fewer wanted fields leaves its events' higher columns 0 */
+	for (unsigned o = 0; o < DEC_NCOLS; o++)
+		memset(out->col[o], 0, n * sizeof(*out->col[o]));
+	for (uint32_t k = 1; k <= d->ntcols; k++) {
+		uint32_t b = beg[k], e = b + cnt[k];
+		struct tcols *tc = &tcs->t[k - 1];
+		if (e == b || !tc->t)
+			continue;
+		/* the k-th wanted field of a type goes to column k */
+		for (unsigned o = 0; o < tc->nops && o < DEC_NCOLS; o++) {
+			if (tc->ft[tc->ops[o]] > TPP_F_S64)
+				return bad(d, "a column scan asked for a field that is not a number");
+			if (numbers(d, &tc->c[tc->ops[o]], sc->order + b, e - b, (uint8_t *)out->col[o],
+				    sizeof(*out->col[o])))
+				return -TPP_EBADFILE;
+		}
 	}
 	d->done += n;
 	return (int)n;

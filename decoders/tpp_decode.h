@@ -96,6 +96,55 @@ struct tpp_iter_stats {
 void tpp_iter_stats(const struct tpp_iter *it, struct tpp_iter_stats *st);
 void tpp_iter_close(struct tpp_iter *it);
 
+/* Column scans: the same global time order as a sorted tpp_iter, handed
+ * out as runs of column arrays instead of event rows, for analyses that read
+ * a few numbers of many events (latency --sched). No row is built and no
+ * field copied twice, and a second thread decodes ahead while the caller
+ * works, each stream a bounded ring of slices ahead.
+ *
+ * want names per type the numeric fields to decode (as tpp_iter_opts.want):
+ * a type's k-th wanted field, in field order, is col[k] (k < TPP_SCAN_COLS);
+ * col[k] of an event whose type wants fewer fields reads 0. Every event is
+ * handed out, whatever its type. Damage is reported and skipped as by
+ * tpp_iter_next; the order is tpp_iter's (time, then stream), exactly, for
+ * every file whose chunks say they are sorted and do not overlap. */
+#define TPP_SCAN_COLS 4
+struct tpp_cols {
+	uint32_t stream;
+	int32_t cpu; /* -1 when the stream is a thread's */
+	const uint64_t *ts;
+	const int32_t *tid;
+	const uint16_t *type;
+	const uint64_t *col[TPP_SCAN_COLS];
+};
+struct tpp_scan;
+struct tpp_scan_opts {
+	size_t sz;           /* sizeof(struct tpp_scan_opts) */
+	uint64_t from_ts;    /* time range, inclusive; 0/0 = everything */
+	uint64_t to_ts;
+	const uint32_t *want; /* must outlive the scan */
+	int threads;         /* 0: decode ahead in a second thread when the
+	                        machine has more than one CPU; 1: never */
+};
+/* 0, or -ENOTSUP when the file needs tpp_iter (a stream whose chunks
+ * overlap in time or are not marked sorted, or a wanted field that is not
+ * a number, or more than TPP_SCAN_COLS of them), or -ENOMEM / -EAGAIN. */
+int tpp_scan_open(struct tpp_scan **s, struct tpp_reader *r, const struct tpp_scan_opts *o);
+/* A run: events [from, to) of c, one stream's, in time order. */
+struct tpp_run {
+	const struct tpp_cols *c;
+	uint32_t from, to;
+};
+/* The next n runs in order, 1 <= n <= max, into runs[], valid until the
+ * next call; 0 at the end; <0 as tpp_iter_next (message in tpp_scan_error).
+ * Many runs a call: streams that interleave finely give runs of an event
+ * or two, and a call per run cost more than the events in it. */
+int tpp_scan_runs(struct tpp_scan *s, struct tpp_run *runs, int max);
+const char *tpp_scan_error(const struct tpp_scan *s);
+/* Final once tpp_scan_runs has returned 0. */
+void tpp_scan_stats(const struct tpp_scan *s, struct tpp_iter_stats *st);
+void tpp_scan_close(struct tpp_scan *s);
+
 /* Field access by name: index into ev->v, or -1. Cached per type. */
 int tpp_field_index(const struct tpp_type *t, const char *name);
 

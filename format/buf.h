@@ -64,7 +64,23 @@ static inline int get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *o
 		return 0;
 	}
 	if (__builtin_expect(end - p >= 10, 1)) {
-		/* ten bytes are there: no bounds check per byte */
+		/* ten bytes are there: no bounds check per byte. Two and three
+		 * bytes (timestamp deltas of micro- to milliseconds) are
+		 * unpacked from one load; a loop carried its shifts per byte. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		uint32_t x;
+		memcpy(&x, p, sizeof(x));
+		if (!(x & 0x8000)) {
+			*out = (x & 0x7f) | (x >> 1 & 0x3f80);
+			*pp = p + 2;
+			return 0;
+		}
+		if (!(x & 0x800000)) {
+			*out = (x & 0x7f) | (x >> 1 & 0x3f80) | (x >> 2 & 0x1fc000);
+			*pp = p + 3;
+			return 0;
+		}
+#endif
 		uint64_t v = p[0] & 0x7f;
 		for (unsigned i = 1; i < 10; i++) {
 			uint8_t c = p[i];

@@ -26,7 +26,7 @@ int rfail(struct tpp_reader *r, int err, uint64_t off, const char *fmt, ...)
 	return err;
 }
 
-static int pread_all(struct tpp_reader *r, void *p, size_t n, uint64_t off)
+static int pread_all(const struct tpp_reader *r, void *p, size_t n, uint64_t off)
 {
 	uint8_t *c = p;
 	while (n) {
@@ -312,10 +312,27 @@ out:
 	return 0;
 }
 
-long tpp_r_payload(struct tpp_reader *r, const struct tpp_chunk *c, uint8_t **buf, size_t *cap)
+/* A payload failure's message, into the caller's buffer: readers on other
+ * threads must not share r->msg. */
+static long pfail(const struct tpp_reader *r, char *err, size_t len, int e, uint64_t off, const char *fmt, ...)
+{
+	if (!len)
+		return e;
+	int n = snprintf(err, len, "%s: offset %llu: ", r->path, (unsigned long long)off);
+	if (n < 0 || (size_t)n >= len)
+		n = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err + n, len - (size_t)n, fmt, ap);
+	va_end(ap);
+	return e;
+}
+
+long tpp_r_payload_r(const struct tpp_reader *r, const struct tpp_chunk *c, uint8_t **buf, size_t *cap,
+		     uint8_t **zbuf, size_t *zcap, char *err, size_t errlen)
 {
 	if (c->raw_size > TPP_CHUNK_RAW_MAX)
-		return rfail(r, -TPP_EBADFILE, c->offset, "absurd chunk size %u", c->raw_size);
+		return pfail(r, err, errlen, -TPP_EBADFILE, c->offset, "absurd chunk size %u", c->raw_size);
 	size_t need = c->raw_size ? c->raw_size : 1;
 	if (*cap < need) {
 		uint8_t *n = realloc(*buf, need);
@@ -326,26 +343,31 @@ long tpp_r_payload(struct tpp_reader *r, const struct tpp_chunk *c, uint8_t **bu
 	}
 	uint8_t *dst = *buf;
 	if (c->flags & CHUNK_F_LZ4) {
-		if (r->scap < c->comp_size) {
-			uint8_t *n = realloc(r->scratch, c->comp_size);
+		if (*zcap < c->comp_size) {
+			uint8_t *n = realloc(*zbuf, c->comp_size);
 			if (!n)
 				return -ENOMEM;
-			r->scratch = n;
-			r->scap = c->comp_size;
+			*zbuf = n;
+			*zcap = c->comp_size;
 		}
-		dst = r->scratch;
+		dst = *zbuf;
 	}
 	int e = pread_all(r, dst, c->comp_size, c->offset + c->hdr_size);
 	if (e)
-		return rfail(r, e, c->offset, "chunk payload is truncated");
+		return pfail(r, err, errlen, e, c->offset, "chunk payload is truncated");
 	if (tpp_crc32c(0, dst, c->comp_size) != c->crc)
-		return rfail(r, -TPP_ECHECKSUM, c->offset, "chunk payload checksum mismatch");
+		return pfail(r, err, errlen, -TPP_ECHECKSUM, c->offset, "chunk payload checksum mismatch");
 	if (c->flags & CHUNK_F_LZ4) {
 		int n = LZ4_decompress_safe((const char *)dst, (char *)*buf, (int)c->comp_size, (int)c->raw_size);
 		if (n != (int)c->raw_size)
-			return rfail(r, -TPP_EBADFILE, c->offset, "chunk payload does not decompress");
+			return pfail(r, err, errlen, -TPP_EBADFILE, c->offset, "chunk payload does not decompress");
 	}
 	return (long)c->raw_size;
+}
+
+long tpp_r_payload(struct tpp_reader *r, const struct tpp_chunk *c, uint8_t **buf, size_t *cap)
+{
+	return tpp_r_payload_r(r, c, buf, cap, &r->scratch, &r->scap, r->msg, sizeof(r->msg));
 }
 
 void tpp_r_close(struct tpp_reader *r)

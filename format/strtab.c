@@ -58,7 +58,7 @@ int64_t strtab_intern(struct strtab *t, const char *s, uint32_t len)
 			break;
 		if ((uint32_t)(e >> 32) == h) {
 			uint32_t i = (uint32_t)e - 1;
-			if (t->len[i] == len && !memcmp(t->pool.data + t->off[i], s, len))
+			if (t->len[i] == len && (!len || !memcmp(t->pool.data + t->off[i], s, len)))
 				return i;
 		}
 	}

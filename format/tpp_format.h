@@ -212,6 +212,12 @@ const struct tpp_stream_info *tpp_r_stream_by_id(const struct tpp_reader *r, uin
  * negative error with the message set (the file is not touched). */
 long tpp_r_payload(struct tpp_reader *r, const struct tpp_chunk *c, uint8_t **buf,
 		   size_t *cap);
+/* The same for threads sharing r: compressed bytes go through the caller's
+ * *zbuf (grown as needed; *zcap its size) and a failure's message into err,
+ * so any number of threads may call it at once. The rest of the reader is
+ * read-only after tpp_r_open. */
+long tpp_r_payload_r(const struct tpp_reader *r, const struct tpp_chunk *c, uint8_t **buf, size_t *cap,
+		     uint8_t **zbuf, size_t *zcap, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- metadata
  * Loaded from every intact metadata chunk at open, in file order. */

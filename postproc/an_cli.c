@@ -200,6 +200,18 @@ int acli_run(struct acli *c, int (*fn)(void *ctx, const struct tpp_event *ev), v
 	return rc < 0 ? acli_fail(c, rc, st) : 0;
 }
 
+int acli_run_cols(struct acli *c, int (*fn)(void *ctx, const struct tpp_run *runs, int n),
+		  void *ctx, struct an_run_stats *st)
+{
+	const char *env = getenv("TPP_SCAN");
+	if (env && !strcmp(env, "0"))
+		return ACLI_GO;
+	int rc = an_run_cols(c->r, &c->f, env && !strcmp(env, "1"), 1, fn, ctx, st);
+	if (rc == -ENOTSUP)
+		return ACLI_GO;
+	return rc < 0 ? acli_fail(c, rc, st) : 0;
+}
+
 void acli_need(const struct acli *c, int have, const char *what)
 {
 	if (!have)

@@ -54,6 +54,12 @@ int acli_start(struct acli *c, const struct acli_spec *sp, int argc, char **argv
  * ("tracepp CMD: FILE: what failed") and returns exit status 1. */
 int acli_run(struct acli *c, int (*fn)(void *ctx, const struct tpp_event *ev), void *ctx,
 	     struct an_run_stats *st);
+/* The same over columns (an_run_cols): ACLI_GO, before any event, when the
+ * file does not suit a scan, so the caller runs acli_run instead. The
+ * environment can choose: TPP_SCAN=0 never scans (the row path, for
+ * comparing the two), TPP_SCAN=1 scans without a second thread. */
+int acli_run_cols(struct acli *c, int (*fn)(void *ctx, const struct tpp_run *runs, int n),
+		  void *ctx, struct an_run_stats *st);
 /* "tracepp CMD: warning: FILE has no WHAT events" unless have. */
 void acli_need(const struct acli *c, int have, const char *what);
 /* The pairing's unmatched entries and returns, on stderr, when any. */

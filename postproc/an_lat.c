@@ -25,6 +25,7 @@ void an_lat_free(struct an_lat *l)
 	held -= l->cap;
 	free(l->v);
 	free(l->fine);
+	free(l->sel);
 	an_lat_init(l);
 }
 
@@ -36,6 +37,15 @@ static unsigned fine_bucket(uint64_t v)
 	unsigned e = 63 - __builtin_clzll(v); /* >= SUB_BITS + 1 */
 	unsigned sh = e - SUB_BITS;
 	return (e - SUB_BITS) * SUB + (unsigned)(v >> sh);
+}
+
+/* Smallest value that falls into bucket b. */
+static uint64_t fine_lower(unsigned b)
+{
+	if (b < 2 * SUB)
+		return b;
+	unsigned sh = b / SUB - 1;
+	return (b - (uint64_t)sh * SUB) << sh;
 }
 
 /* Largest value that falls into bucket b. */
@@ -165,6 +175,52 @@ static void radix_sort(uint64_t *v, size_t n)
 	free(tmp);
 }
 
+/* The rank-th smallest sample (1-based). Sorting every sample cost more
+ * than the analysis that gathered them: one pass counts them per bucket,
+ * one more per rank gathers its bucket's samples, and only those are
+ * sorted (a bucket is 1/128 of a power of two wide). */
+static uint64_t exact_rank(struct an_lat *l, uint64_t rank)
+{
+	if (l->sorted || l->n < 4096) {
+		if (!l->sorted) {
+			radix_sort(l->v, l->n);
+			l->sorted = 1;
+		}
+		return l->v[rank - 1];
+	}
+	if (!l->sel || l->sel_n != l->n) {
+		if (!l->sel && !(l->sel = malloc((NFINE + 2 * SUB) * sizeof(*l->sel))))
+			goto sort_all;
+		memset(l->sel, 0, (NFINE + 2 * SUB) * sizeof(*l->sel));
+		for (size_t i = 0; i < l->n; i++)
+			l->sel[fine_bucket(l->v[i])]++;
+		l->sel_n = l->n;
+	}
+	unsigned b = 0;
+	uint64_t below = 0;
+	while (below + l->sel[b] < rank)
+		below += l->sel[b++];
+	uint64_t lo = fine_lower(b), w = fine_upper(b) - lo;
+	/* one slot more: every sample is written, in range or not */
+	uint64_t *in = malloc(((size_t)l->sel[b] + 1) * sizeof(*in));
+	if (!in)
+		goto sort_all;
+	size_t m = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		uint64_t x = l->v[i];
+		in[m] = x;
+		m += x - lo <= w;
+	}
+	radix_sort(in, m);
+	uint64_t r = in[rank - below - 1];
+	free(in);
+	return r;
+sort_all:
+	radix_sort(l->v, l->n);
+	l->sorted = 1;
+	return l->v[rank - 1];
+}
+
 uint64_t an_lat_pct(struct an_lat *l, double p)
 {
 	if (!l->count)
@@ -174,13 +230,8 @@ uint64_t an_lat_pct(struct an_lat *l, double p)
 		rank = 1;
 	if (rank > l->count)
 		rank = l->count;
-	if (an_lat_exact(l)) {
-		if (!l->sorted) {
-			radix_sort(l->v, l->n);
-			l->sorted = 1;
-		}
-		return l->v[rank - 1];
-	}
+	if (an_lat_exact(l))
+		return exact_rank(l, rank);
 	uint64_t seen = 0;
 	if (l->fine) {
 		for (unsigned b = 0; b < NFINE + 2 * SUB; b++) {

@@ -1,5 +1,6 @@
 /* The one event loop every analysis runs: sorted k-way merge through the
  * decoders, damaged chunks counted and skipped, progress on a terminal. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,6 +28,49 @@ uint64_t an_last_ts(const struct tpp_reader *r)
 	return t;
 }
 
+/* Progress on a terminal, for runs long enough to wait for. */
+struct progress {
+	int on, last_pct;
+	uint64_t total, next;
+};
+
+static void progress_start(struct progress *p, const struct tpp_reader *r, int show)
+{
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < tpp_r_nchunks(r); i++)
+		if (tpp_r_chunk(r, i)->kind == TPP_C_EVENTS)
+			p->total += tpp_r_chunk(r, i)->count;
+	p->on = show && isatty(2) && p->total > (4u << 20);
+	p->last_pct = -1;
+	p->next = 1u << 20;
+}
+
+static inline void progress(struct progress *p, uint64_t events)
+{
+	if (!p->on || events < p->next)
+		return;
+	p->next = events + (1u << 20);
+	int pct = (int)(events * 100 / p->total);
+	if (pct != p->last_pct)
+		fprintf(stderr, "\r%3d%% %llu events", pct, (unsigned long long)events);
+	p->last_pct = pct;
+}
+
+static void progress_end(const struct progress *p)
+{
+	if (p->on)
+		fputs("\r\033[K", stderr);
+}
+
+/* A damaged chunk is counted and skipped; 1 when the damage keeps coming
+ * with no progress, and the loop must stop. */
+static int damaged(const struct tpp_reader *r, struct an_run_stats *st, const char *msg)
+{
+	st->damaged++;
+	snprintf(st->last_error, sizeof(st->last_error), "%s", msg);
+	return st->damaged > tpp_r_nchunks(r) + 16;
+}
+
 int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 	   int (*fn)(void *ctx, const struct tpp_event *ev), void *ctx, struct an_run_stats *st)
 {
@@ -37,11 +81,8 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 		o.to_ts = f->to_ts;
 		o.want = f->want;
 	}
-	uint64_t total = 0;
-	for (size_t i = 0; i < tpp_r_nchunks(r); i++)
-		if (tpp_r_chunk(r, i)->kind == TPP_C_EVENTS)
-			total += tpp_r_chunk(r, i)->count;
-	int progress = show_progress && isatty(2) && total > (4u << 20);
+	struct progress p;
+	progress_start(&p, r, show_progress);
 	struct tpp_iter *it;
 	int rc = tpp_iter_open(&it, r, &o);
 	if (rc < 0) {
@@ -49,8 +90,6 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 		return rc;
 	}
 	const struct tpp_event *ev;
-	int last_pct = -1;
-	uint64_t next_report = 1u << 20;
 	for (;;) {
 		/* a run of one stream at a time: one call for many events */
 		size_t stride;
@@ -58,11 +97,8 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 		if (rc == 0)
 			break;
 		if (rc < 0) {
-			st->damaged++;
-			snprintf(st->last_error, sizeof(st->last_error), "%s", tpp_iter_error(it));
-			/* The iterator resumes after the damaged chunk; a run of errors
-			 * with no progress means it cannot. */
-			if (st->damaged > tpp_r_nchunks(r) + 16)
+			/* The iterator resumes after the damaged chunk */
+			if (damaged(r, st, tpp_iter_error(it)))
 				break;
 			continue;
 		}
@@ -78,16 +114,53 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 		}
 		if (rc < 0)
 			break;
-		if (progress && st->events >= next_report) {
-			next_report = st->events + (1u << 20);
-			int pct = (int)(st->events * 100 / total);
-			if (pct != last_pct)
-				fprintf(stderr, "\r%3d%% %llu events", pct, (unsigned long long)st->events);
-			last_pct = pct;
-		}
+		progress(&p, st->events);
 	}
-	if (progress)
-		fputs("\r\033[K", stderr);
+	progress_end(&p);
 	tpp_iter_close(it);
+	return rc < 0 ? rc : 0;
+}
+
+int an_run_cols(struct tpp_reader *r, const struct an_filter *f, int threads, int show_progress,
+		int (*fn)(void *ctx, const struct tpp_run *runs, int n), void *ctx, struct an_run_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	struct tpp_scan_opts o = {.sz = sizeof(o), .threads = threads};
+	if (f) {
+		o.from_ts = f->from_ts;
+		o.to_ts = f->to_ts;
+		o.want = f->want;
+	}
+	struct tpp_scan *s;
+	int rc = tpp_scan_open(&s, r, &o);
+	if (rc == -ENOTSUP)
+		return rc;
+	if (rc < 0) {
+		snprintf(st->last_error, sizeof(st->last_error), "%s", tpp_r_error(r));
+		return rc;
+	}
+	struct progress p;
+	progress_start(&p, r, show_progress);
+	struct tpp_run runs[256];
+	for (;;) {
+		rc = tpp_scan_runs(s, runs, 256);
+		if (rc == 0)
+			break;
+		if (rc < 0) {
+			if (damaged(r, st, tpp_scan_error(s)))
+				break;
+			continue;
+		}
+		if (!st->events)
+			st->first_ts = runs[0].c->ts[runs[0].from];
+		st->last_ts = runs[rc - 1].c->ts[runs[rc - 1].to - 1];
+		for (int i = 0; i < rc; i++)
+			st->events += runs[i].to - runs[i].from;
+		if ((rc = fn(ctx, runs, rc)) < 0)
+			break;
+		progress(&p, st->events);
+	}
+	progress_end(&p);
+	tpp_scan_close(s);
 	return rc < 0 ? rc : 0;
 }

@@ -28,6 +28,7 @@ void an_sched_free(struct an_sched *s)
 	free(s->ev_tid);
 	free(s->ev_ts);
 	free(s->other_ts);
+	free(s->cmap);
 	hmap_free(&s->by_tid);
 	an_lat_free(&s->wakeup);
 	an_lat_free(&s->runq);
@@ -134,37 +135,40 @@ static void runnable(struct an_task *t, uint64_t ts, int woken)
 	t->woken = (uint8_t)woken;
 }
 
-int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tpp_event *ev)
+/* The state machine both feeds share: one event of kind k at ts on cpu,
+ * run by tid; a, b, st: prev pid, next pid and prev state of a switch, a the
+ * pid of the others. Task names come from ev (NULL: none). */
+static inline __attribute__((always_inline)) int step(struct an_sched *s, int k, uint64_t ts, int32_t cpu, int32_t tid, uint64_t a,
+		       uint64_t b, uint64_t st, const struct tpp_event *ev, const struct an_tinfo *ti)
 {
-	const struct an_tinfo *ti = an_ti(ty, ev);
 	struct an_task *t;
 	if (!s->first_ts)
-		s->first_ts = ev->ts;
-	s->last_ts = ev->ts;
-	if (ev->cpu >= 0 && ev->cpu <= 65535) {
-		if ((size_t)ev->cpu >= s->ncpu && set_curr(s, ev->cpu, -1, 0))
+		s->first_ts = ts;
+	s->last_ts = ts;
+	if (cpu >= 0 && cpu <= 65535) {
+		if ((size_t)cpu >= s->ncpu && set_curr(s, cpu, -1, 0))
 			return -ENOMEM;
-		if (s->ev_tid[ev->cpu] != ev->tid) {
-			s->other_ts[ev->cpu] = s->ev_ts[ev->cpu];
-			s->ev_tid[ev->cpu] = ev->tid;
+		if (s->ev_tid[cpu] != tid) {
+			s->other_ts[cpu] = s->ev_ts[cpu];
+			s->ev_tid[cpu] = tid;
 		}
-		s->ev_ts[ev->cpu] = ev->ts;
+		s->ev_ts[cpu] = ts;
 	}
-	switch (ti->kind) {
+	switch (k) {
 	case AN_SWITCH: {
-		int32_t prev = (int32_t)an_u(ev, ti, R_PREV_PID);
-		int32_t next = (int32_t)an_u(ev, ti, R_NEXT_PID);
-		uint64_t state = an_u(ev, ti, R_PREV_STATE);
+		int32_t prev = (int32_t)a;
+		int32_t next = (int32_t)b;
 		if (!(t = task(s, prev)))
 			return -ENOMEM;
-		comm(s, t, ev, ti, R_PREV_COMM);
-		if (!t->running && prev && ev->cpu >= 0 && (size_t)ev->cpu < s->ncpu &&
-		    s->last_switch[ev->cpu] && s->curr[ev->cpu] != prev) {
+		if (ev)
+			comm(s, t, ev, ti, R_PREV_COMM);
+		if (!t->running && prev && cpu >= 0 && (size_t)cpu < s->ncpu && s->last_switch[cpu] &&
+		    s->curr[cpu] != prev) {
 			/* Its switch-in is missing: it ran since it became
 			 * runnable, or since the CPU last switched. */
-			uint64_t since = s->last_switch[ev->cpu];
-			if (s->other_ts[ev->cpu] > since)
-				since = s->other_ts[ev->cpu];
+			uint64_t since = s->last_switch[cpu];
+			if (s->other_ts[cpu] > since)
+				since = s->other_ts[cpu];
 			if (t->runnable_since > since)
 				since = t->runnable_since;
 			t->running = 1;
@@ -177,23 +181,24 @@ int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tp
 			s->inferred++;
 			t->inferred_in++;
 		}
-		if (t->running && t->on_since && ev->ts >= t->on_since)
-			t->oncpu_ns += ev->ts - t->on_since;
+		if (t->running && t->on_since && ts >= t->on_since)
+			t->oncpu_ns += ts - t->on_since;
 		t->running = 0;
 		t->on_since = 0;
 		t->switches++;
-		if (!(state & STATE_MASK)) {
+		if (!(st & STATE_MASK)) {
 			t->involuntary++;
-			runnable(t, ev->ts, 0);
+			runnable(t, ts, 0);
 		} else {
 			t->voluntary++;
-			t->off_since = ev->ts;
+			t->off_since = ts;
 		}
 		if (!(t = task(s, next)))
 			return -ENOMEM;
-		comm(s, t, ev, ti, R_NEXT_COMM);
-		if (t->runnable_since && ev->ts >= t->runnable_since) {
-			uint64_t w = ev->ts - t->runnable_since;
+		if (ev)
+			comm(s, t, ev, ti, R_NEXT_COMM);
+		if (t->runnable_since && ts >= t->runnable_since) {
+			uint64_t w = ts - t->runnable_since;
 			t->runq_wait_ns += w;
 			if (t->woken && next) {
 				t->wakeup_lat_n++;
@@ -207,46 +212,114 @@ int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tp
 					an_lat_add(&s->wakeup, w);
 			}
 		}
-		if (t->off_since && ev->ts >= t->off_since) {
-			t->offcpu_ns += ev->ts - t->off_since;
+		if (t->off_since && ts >= t->off_since) {
+			t->offcpu_ns += ts - t->off_since;
 			if (sampled(s, t))
-				an_lat_add(&s->offcpu, ev->ts - t->off_since);
+				an_lat_add(&s->offcpu, ts - t->off_since);
 		}
-		t->cpu = ev->cpu;
+		t->cpu = cpu;
 		t->running = 1;
-		t->on_since = ev->ts;
+		t->on_since = ts;
 		t->runnable_since = 0;
 		t->off_since = 0;
 		t->woken = 0;
-		if (ev->cpu >= 0 && (size_t)ev->cpu < s->ncpu) {
+		if (cpu >= 0 && (size_t)cpu < s->ncpu) {
 			/* the arrays were grown above: set_curr()'s fast case */
-			s->curr[ev->cpu] = next;
-			s->last_switch[ev->cpu] = ev->ts;
+			s->curr[cpu] = next;
+			s->last_switch[cpu] = ts;
 			return 0;
 		}
-		return set_curr(s, ev->cpu, next, ev->ts);
+		return set_curr(s, cpu, next, ts);
 	}
 	case AN_WAKEUP:
 	case AN_WAKEUP_NEW:
-		if (!(t = task(s, (int32_t)an_u(ev, ti, R_PID))))
+		if (!(t = task(s, (int32_t)a)))
 			return -ENOMEM;
-		comm(s, t, ev, ti, R_COMM);
+		if (ev)
+			comm(s, t, ev, ti, R_COMM);
 		t->wakeups++;
-		runnable(t, ev->ts, 1);
+		runnable(t, ts, 1);
 		return 0;
 	case AN_MIGRATE:
-		if (!(t = task(s, (int32_t)an_u(ev, ti, R_PID))))
+		if (!(t = task(s, (int32_t)a)))
 			return -ENOMEM;
 		t->migrations++;
 		return 0;
 	case AN_FORK:
-		if (!(t = task(s, (int32_t)an_u(ev, ti, R_PID))))
+		if (!(t = task(s, (int32_t)a)))
 			return -ENOMEM;
-		comm(s, t, ev, ti, R_COMM);
+		if (ev)
+			comm(s, t, ev, ti, R_COMM);
 		return 0;
 	default:
 		return 0;
 	}
+}
+
+int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tpp_event *ev)
+{
+	const struct an_tinfo *ti = an_ti(ty, ev);
+	int k = ti->kind;
+	if (k == AN_SWITCH)
+		return step(s, k, ev->ts, ev->cpu, ev->tid, an_u(ev, ti, R_PREV_PID), an_u(ev, ti, R_NEXT_PID),
+			    an_u(ev, ti, R_PREV_STATE), ev, ti);
+	return step(s, k, ev->ts, ev->cpu, ev->tid, an_u(ev, ti, R_PID), 0, 0, ev, ti);
+}
+
+/* Column feeding: per type, its kind and the column of each value step
+ * reads (-1: the type lacks it, and it reads 0 as an_u does). */
+struct an_sched_cmap {
+	uint8_t kind;
+	int8_t col[3];
+};
+
+/* The column a role's field lands in: its rank among the type's wanted
+ * fields. A role the type lacks reads the first column the type leaves
+ * empty, which holds 0 (as an_u gives); -1 when there is none. */
+static int col_of(const struct an_tinfo *ti, uint32_t want, int role)
+{
+	int f = ti->f[role];
+	if (f < 0 || f >= 32 || !(want >> f & 1))
+		return __builtin_popcount(want) < TPP_SCAN_COLS ? __builtin_popcount(want) : -1;
+	return __builtin_popcount(want & ((1u << f) - 1));
+}
+
+int an_sched_want_cols(struct an_sched *s, const struct an_types *ty, uint32_t *want)
+{
+	if (!s->no_comm)
+		return -ENOTSUP; /* names are strings: rows only */
+	an_want_sched(ty, want, 0);
+	if (!s->cmap && !(s->cmap = calloc(TPP_MAX_TYPES, sizeof(*s->cmap))))
+		return -ENOMEM;
+	for (unsigned id = 0; id < TPP_MAX_TYPES; id++) {
+		const struct an_tinfo *ti = &ty->t[id];
+		struct an_sched_cmap *m = &s->cmap[id];
+		m->kind = ti->kind;
+		int sw = ti->kind == AN_SWITCH;
+		int k[3] = {col_of(ti, want[id], sw ? R_PREV_PID : R_PID), col_of(ti, want[id], R_NEXT_PID),
+			    col_of(ti, want[id], R_PREV_STATE)};
+		for (int i = 0; i < 3; i++)
+			if (k[i] < 0)
+				return -ENOTSUP; /* no empty column to read 0 from */
+			else
+				m->col[i] = (int8_t)k[i];
+	}
+	return 0;
+}
+
+int an_sched_feed_cols(struct an_sched *s, const struct tpp_run *runs, int n)
+{
+	for (int r = 0; r < n; r++) {
+		const struct tpp_cols *c = runs[r].c;
+		for (uint32_t i = runs[r].from; i < runs[r].to; i++) {
+			const struct an_sched_cmap *m = &s->cmap[c->type[i] < TPP_MAX_TYPES ? c->type[i] : 0];
+			int rc = step(s, m->kind, c->ts[i], c->cpu, c->tid[i], c->col[m->col[0]][i],
+				      c->col[m->col[1]][i], c->col[m->col[2]][i], NULL, NULL);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
 }
 
 void an_sched_finish(struct an_sched *s, uint64_t end_ts)

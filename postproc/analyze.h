@@ -107,6 +107,10 @@ struct an_lat {
 	size_t n, cap;
 	uint64_t *fine;    /* log-linear buckets once inexact */
 	int sorted;
+	/* an_lat_pct's counts of v[0..sel_n) per log-linear bucket: a rank
+	 * is found in its bucket instead of by sorting every sample */
+	uint32_t *sel;
+	size_t sel_n;
 };
 void an_lat_init(struct an_lat *l);
 void an_lat_free(struct an_lat *l);
@@ -136,7 +140,8 @@ static inline void an_lat_add(struct an_lat *l, uint64_t v)
 	an_lat_add_slow(l, v);
 }
 int an_lat_exact(const struct an_lat *l);
-/* Nearest-rank percentile p (0 < p <= 100); sorts on first use. */
+/* Nearest-rank percentile p (0 < p <= 100). Exact: counts the samples per
+ * log-linear bucket once, then sorts only the rank's bucket. */
 uint64_t an_lat_pct(struct an_lat *l, double p);
 static inline uint64_t an_lat_avg(const struct an_lat *l)
 {
@@ -378,9 +383,16 @@ struct an_sched {
 	int (*keep)(void *ctx, int32_t tid);
 	void *keep_ctx;
 	uint64_t first_ts, last_ts;
+	struct an_sched_cmap *cmap; /* an_sched_want_cols */
 };
 int an_sched_init(struct an_sched *s);
 int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tpp_event *ev);
+/* The same state machine fed by a column scan (an_run_cols), for callers
+ * that set no_comm: an_sched_want_cols adds the fields it reads to want
+ * (-ENOTSUP while task names are wanted); an_sched_feed_cols then takes
+ * the runs. */
+int an_sched_want_cols(struct an_sched *s, const struct an_types *ty, uint32_t *want);
+int an_sched_feed_cols(struct an_sched *s, const struct tpp_run *runs, int n);
 /* Charges tasks still on a CPU up to end_ts. */
 void an_sched_finish(struct an_sched *s, uint64_t end_ts);
 void an_sched_free(struct an_sched *s);
@@ -464,6 +476,11 @@ int an_grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first);
  * 0 or a negative error, which stops the loop and is returned. */
 int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 	   int (*fn)(void *ctx, const struct tpp_event *ev), void *ctx, struct an_run_stats *st);
+/* an_run for analyses that read columns (tpp_scan): fn gets the runs of
+ * each tpp_scan_runs call; threads as tpp_scan_opts.threads. -ENOTSUP,
+ * before any event, when the file or f->want does not suit a scan. */
+int an_run_cols(struct tpp_reader *r, const struct an_filter *f, int threads, int show_progress,
+		int (*fn)(void *ctx, const struct tpp_run *runs, int n), void *ctx, struct an_run_stats *st);
 /* First event timestamp in the file (from the chunk index), 0 if none. */
 uint64_t an_first_ts(const struct tpp_reader *r);
 uint64_t an_last_ts(const struct tpp_reader *r);

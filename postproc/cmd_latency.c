@@ -126,6 +126,11 @@ static int feed(void *ctx, const struct tpp_event *ev)
 	return rc ? rc : r->err;
 }
 
+static int feed_cols(void *ctx, const struct tpp_run *runs, int n)
+{
+	return an_sched_feed_cols(&((struct lat_run *)ctx)->sched, runs, n);
+}
+
 static const struct tbl_col cols[] = {
 	{"kind", NULL, TBL_STR},
 	{"name", NULL, TBL_STR},
@@ -259,7 +264,10 @@ int cmd_latency(int argc, char **argv)
 	uint32_t want[TPP_MAX_TYPES] = {0};
 	if (r.want_func)
 		an_want_pairing(r.ty, want);
-	if (r.want_sched)
+	/* scheduler delays alone read a few numbers of every event: columns */
+	int scan = r.want_sched && !r.want_func && !r.want_io && !r.want_net &&
+		   an_sched_want_cols(&r.sched, r.ty, want) == 0;
+	if (r.want_sched && !scan)
 		an_want_sched(r.ty, want, !r.sched.no_comm);
 	for (int k = AN_BLK_INSERT; r.want_io && k <= AN_BLK_COMPLETE; k++)
 		an_want_kind(r.ty, want, k);
@@ -267,7 +275,10 @@ int cmd_latency(int argc, char **argv)
 		an_want_kind(r.ty, want, k);
 	c.f.want = want;
 	struct an_run_stats st;
-	if ((rc = acli_run(&c, feed, &r, &st)))
+	rc = scan ? acli_run_cols(&c, feed_cols, &r, &st) : ACLI_GO;
+	if (rc == ACLI_GO)
+		rc = acli_run(&c, feed, &r, &st);
+	if (rc)
 		goto out;
 	an_pair_finish(r.pair);
 	size_t cap = r.nf + 16 + 4 * r.io.n + r.net.n;

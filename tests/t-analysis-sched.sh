@@ -78,6 +78,34 @@ test_expect 'latency --sched --tid: per-task delays add up to the whole and matc
 	PY
 '
 
+# latency --sched reads columns (tpp_scan, a second thread decoding) when it
+# can; TPP_SCAN=0 forces the row path every other analysis takes and
+# TPP_SCAN=1 the columns without the thread. All three must print the same
+# bytes, warnings included, on a recording, with filters, and damaged.
+test_expect 'latency --sched by columns, with or without its thread, prints what the row path prints' '
+	"$TRACEREC" record -q -a -e sched -o c.tpp -- "$W" 3 100 >out 2>err || { cat err; exit 1; }
+	tid=$(awk "NR == 1 {print \$2}" out) && t=$(awk "{print \$6}" out | sort -n | head -1) &&
+	first=$("$TRACEPP" info c.tpp | awk "/^span:/ {print \$2}") &&
+	cp c.tpp d.tpp && size=$(stat -c %s d.tpp) &&
+	printf "\377\377\377\377\377\377\377\377" | dd of=d.tpp bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null &&
+	for f in c.tpp d.tpp; do
+		for opts in "" "--format=json" "--format=csv --no-hist" "--tid=$tid" "--comm=w-schedstat" \
+			"--time-range=$((first + 1000000)),$t"; do
+			TPP_SCAN=0 "$TRACEPP" latency --sched $opts $f >rows.out 2>rows.err; r0=$?
+			"$TRACEPP" latency --sched $opts $f >cols.out 2>cols.err; r1=$?
+			TPP_SCAN=1 "$TRACEPP" latency --sched $opts $f >one.out 2>one.err; r2=$?
+			echo "$f $opts: exit $r0 $r1 $r2, $(wc -l <rows.out) lines"
+			[ $r0 = 0 ] && [ $r1 = 0 ] && [ $r2 = 0 ] && [ -s rows.out ] &&
+			cmp rows.out cols.out && cmp rows.out one.out && cmp rows.err cols.err && cmp rows.err one.err || exit 1
+		done
+	done &&
+	grep -qi damaged rows.err &&
+	# the column path did run: a second thread, which the row path never starts
+	strace -f -qq -e trace=clone,clone3 -o st.cols "$TRACEPP" latency --sched c.tpp >/dev/null 2>&1 &&
+	TPP_SCAN=0 strace -f -qq -e trace=clone,clone3 -o st.rows "$TRACEPP" latency --sched c.tpp >/dev/null 2>&1 &&
+	cat st.cols && [ "$(grep -c clone st.cols)" -ge 1 ] && [ "$(grep -c clone st.rows)" = 0 ]
+'
+
 test_expect 'text output names the threads and shows human units' '
 	"$TRACEREC" record -q -e sched -o s.tpp -- "$W" 2 100 >out 2>err &&
 	"$TRACEPP" sched s.tpp >txt && cat txt &&

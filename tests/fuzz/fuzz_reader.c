@@ -1,11 +1,13 @@
 /* libFuzzer target for the reader and decoders: any byte string is opened
- * as a trace file and decoded in full, in both orders (`make fuzz`). */
+ * as a trace file and decoded in full, in both orders and by column scans
+ * (`make fuzz`). */
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "../unit/decode_all.h"
+#include "../unit/scan_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -20,5 +22,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	long dmg;
 	decode_all(path, 0, &dmg);
 	decode_all(path, 1, &dmg);
+	scan_all(path, &dmg);
 	return 0;
 }

@@ -3,7 +3,8 @@
  *  - every truncation point of a sample: events recovered never decrease as
  *    the prefix grows, and the full file yields every event;
  *  - thousands of random byte flips (run under ASan/UBSan by make check);
- *  - a writer killed before its trailer: every flushed chunk recovered. */
+ *  - a writer killed before its trailer: every flushed chunk recovered;
+ *  - column scans of all of them agree with tpp_iter, event for event. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "decode_all.h"
+#include "scan_check.h"
 #include "tpp_test.h"
 
 static uint8_t *slurp(const char *p, size_t *n)
@@ -78,7 +80,9 @@ int main(void)
 	long dmg;
 	long total = write_sample(path, 0);
 	CHECK(decode_all(path, 1, &dmg) == total && dmg == 0, "intact sample decodes fully");
-	size_t n;
+	long scan_bad, scan_disagree = 0;
+	CHECK(scan_all(path, &scan_bad) == total && scan_bad == 0, "intact sample scans fully");
+	size_t n = 0;
 	uint8_t *b = slurp(path, &n);
 	CHECK(b != NULL, "read sample");
 
@@ -90,6 +94,8 @@ int main(void)
 		long got = decode_all(cut, len % 2, &dmg);
 		if (got < 0)
 			got = 0;
+		scan_all(cut, &scan_bad);
+		scan_disagree += scan_bad;
 		if (got < prev)
 			decreasing++;
 		if (len == n && got != total)
@@ -115,9 +121,15 @@ int main(void)
 		long got = decode_all(cut, round % 2, &dmg);
 		if (got >= 0 && got < worst)
 			worst = got;
+		if (round % 4 == 0) {
+			scan_all(cut, &scan_bad);
+			scan_disagree += scan_bad;
+		}
 		free(m);
 	}
 	CHECK(1, "3000 damaged files read without a crash (fewest events recovered: %ld)", worst);
+	CHECK(scan_disagree == 0, "column scans of truncated and damaged files agree with tpp_iter (%ld differences)",
+	      scan_disagree);
 
 	/* one flipped payload byte costs one chunk, not the file */
 	const uint8_t *hit = NULL;
@@ -134,6 +146,7 @@ int main(void)
 		long got = decode_all(cut, 1, &dmg);
 		CHECK(dmg >= 1 && got >= total - 110 && got < total, "a bad payload skips one chunk: %ld of %ld, %ld damaged", got,
 		      total, dmg);
+		CHECK(scan_all(cut, &scan_bad) == got && scan_bad == 0, "a scan skips the same chunk");
 		free(m);
 	}
 

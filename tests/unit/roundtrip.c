@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "tpp_decode.h"
 #include "tpp_test.h"
+#include "scan_check.h"
 
 #define N 50000
 struct rec {
@@ -23,6 +24,73 @@ struct rec {
 	uint32_t blen;
 };
 
+
+/* Column scans: a file of nstreams CPU streams in time order, with equal
+ * timestamps across streams (ties go to the lower stream), read by
+ * tpp_scan in step with tpp_iter: the same events, order and numbers, with
+ * and without the second thread, whole and in a time range. */
+static void scan_file(const char *path, int nstreams)
+{
+	struct tpp_writer *w;
+	struct tpp_w_opts o = {.sz = sizeof(o), .chunk_events = 300};
+	CHECK(tpp_w_open(&w, path, &o) == 0, "open writer");
+	static const struct tpp_field_def f1[] = {{"u", TPP_F_U64}, {"name", TPP_F_STR}, {"s", TPP_F_S64}};
+	static const struct tpp_field_def f5[] = {{"a", TPP_F_U64}, {"b", TPP_F_S64}, {"c", TPP_F_U64},
+						  {"d", TPP_F_U64}, {"e", TPP_F_U64}};
+	struct tpp_type_def t1 = {3, "t_mix", "test", 3, f1}, t5 = {9, "t_five", "test", 5, f5};
+	CHECK(tpp_w_add_type(w, &t1) == 0 && tpp_w_add_type(w, &t5) == 0, "types");
+	for (int k = 0; k < nstreams; k++)
+		CHECK(tpp_w_stream(w, (uint32_t)k * 3, TPP_S_CPU, k, -1, -1) == 0, "stream %d", k);
+	uint64_t ts[8] = {0};
+	int n = 20000;
+	for (int i = 0; i < n; i++) {
+		int k = (int)(rnd() % (uint64_t)nstreams);
+		/* small steps, often 0: ties inside and across streams */
+		ts[k] += rnd() % 3 == 0 ? 0 : rnd() % 4000;
+		if (rnd() % 50 == 0)
+			ts[k] += 1ull << 40; /* and deltas of many bytes */
+		union tpp_val v[5];
+		uint16_t type = rnd() % 3 ? 3 : 9;
+		v[0].u = rnd();
+		if (type == 3) {
+			v[1].s.p = "abc";
+			v[1].s.len = (uint32_t)(rnd() % 4);
+			v[2].i = -(int64_t)(rnd() % 100000);
+		} else {
+			v[1].i = (int64_t)rnd();
+			v[2].u = rnd() % 5;
+			v[3].u = UINT64_MAX - rnd() % 3;
+			v[4].u = rnd() % 2;
+		}
+		CHECK(tpp_w_event(w, (uint32_t)k * 3, type, ts[k], (int32_t)(rnd() % 9000) - 1, v) == 0, "event");
+	}
+	CHECK(tpp_w_close(w) == 0, "close");
+	struct tpp_reader *r;
+	char msg[256];
+	CHECK(tpp_r_open(&r, path, msg, sizeof(msg)) == 0, "open reader: %s", msg);
+	static uint32_t want[TPP_MAX_TYPES], five[TPP_MAX_TYPES];
+	want[3] = 1u << 0 | 1u << 2; /* u and s: the string is left out */
+	want[9] = 1u << 1 | 1u << 3 | 1u << 4;
+	struct scan_cmp c;
+	for (int threads = 0; threads < 2; threads++) {
+		CHECK(scan_vs_iter(r, want, 0, 0, threads, &c) == 0, "scan opens");
+		CHECK(c.events == n && c.diffs == 0, "%d streams, threads %d: %ld events, %ld differ dmg %ld/%ld", nstreams, threads,
+		      c.events, c.diffs, c.damaged_scan, c.damaged_iter);
+		CHECK(c.ss.events == c.si.events && c.ss.chunks == c.si.chunks && c.ss.out_of_order == 0,
+		      "scan stats: %llu events, %llu chunks", (unsigned long long)c.ss.events,
+		      (unsigned long long)c.ss.chunks);
+		uint64_t from = ts[0] / 3, to = ts[0] / 3 * 2;
+		CHECK(scan_vs_iter(r, want, from, to, threads, &c) == 0, "ranged scan opens");
+		CHECK(c.events == (long)c.si.events && c.events > 0 && c.events < n && c.diffs == 0,
+		      "time range: %ld events, %ld differ", c.events, c.diffs);
+	}
+	five[9] = 0x1f;
+	CHECK(scan_vs_iter(r, five, 0, 0, 0, &c) == -ENOTSUP, "five numbers of a type do not fit the columns");
+	five[9] = 0;
+	five[3] = 1u << 1;
+	CHECK(scan_vs_iter(r, five, 0, 0, 0, &c) == -ENOTSUP, "a string field does not fit the columns");
+	tpp_r_close(r);
+}
 
 int main(void)
 {
@@ -219,6 +287,13 @@ int main(void)
 		tpp_iter_close(one);
 		tpp_iter_close(run);
 	}
+	/* a scan leaves streams that need reordering to tpp_iter */
+	{
+		static uint32_t w1[TPP_MAX_TYPES];
+		w1[1] = 1;
+		struct scan_cmp c;
+		CHECK(scan_vs_iter(r, w1, 0, 0, 0, &c) == -ENOTSUP, "scan refuses a file with events out of order");
+	}
 	/* a time range returns exactly the events inside it */
 	uint64_t from = 20000, to = 400000;
 	int want = 0;
@@ -238,6 +313,10 @@ int main(void)
 	      (unsigned long long)ist.chunks);
 	tpp_iter_close(it);
 	tpp_r_close(r);
+	unlink(path);
+	for (int k = 1; k <= 5; k += 2)
+		scan_file(path, k);
+	scan_file(path, 2);
 	unlink(path);
 	TEST_DONE();
 }

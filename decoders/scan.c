@@ -1,0 +1,647 @@
+/* scan — a file's events in global time order as runs of column arrays.
+ *
+ * A producer decodes each stream's chunks, a slice at a time, into a small
+ * ring per stream; the caller's thread merges the heads of the rings. With
+ * more than one CPU the producer is a thread of its own, so decoding runs
+ * beside the analysis instead of before it; the rings bound how far ahead it
+ * gets. Handing over columns (46 bytes an event) rather than rows is what
+ * makes the second thread pay: copying rows across cores cost more than it
+ * saved. The merge order is tpp_iter's: time, then stream (cursor) index. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tpp_decode.h"
+#include "dec_slice.h"
+
+#define RING 8 /* slices decoded ahead per stream */
+
+struct slot {
+	struct tpp_cols c;
+	struct dec_colbuf b; /* the arrays behind c */
+	int n;               /* events; 0: the stream has ended; <0: damage */
+	char err[256];
+};
+
+struct sstream {
+	/* the producer's */
+	size_t *chunks, nchunks, next;
+	uint8_t *buf;
+	size_t cap;
+	struct tpp_chunk_dec dec;
+	int active;
+	uint64_t nchunk_ok; /* chunks decoded */
+	/* Who decodes the stream: the producer, or the caller when it finds
+	 * the ring empty and the producer busy elsewhere (it helps rather than
+	 * waits). The flag is taken around produce(); done is set inside. */
+	_Atomic int busy, done;
+	/* slots [tail, head) are ready; the producer moves head, the caller tail */
+	struct slot ring[RING];
+	void *mem; /* the arrays of all slots */
+	_Atomic uint32_t head, tail;
+	/* the caller's */
+	uint32_t i;  /* next event of ring[tail % RING] */
+	int holding; /* ring[tail % RING] is the current slice */
+	uint32_t stream;
+	int32_t cpu;
+};
+
+struct tpp_scan {
+	struct tpp_reader *r;
+	struct tpp_scan_opts o;
+	int ranged;
+	struct sstream *st;
+	size_t n;
+	uint32_t slice_max;
+	/* per thread, the producer's then the caller's: decoding scratch and
+	 * compressed bytes (tpp_r_payload_r: the reader's own buffer is not
+	 * shared between threads) */
+	struct dec_scratch *sc[2];
+	struct zbuf {
+		uint8_t *p;
+		size_t cap;
+	} z[2];
+	/* the merge: streams keyed by (head time, index) */
+	uint32_t *heap, nheap;
+	uint64_t *hts; /* per stream: the time of its head */
+	uint32_t *fill, nfill;
+	int top_pending; /* the top stream's slice ran out in the last run */
+	uint64_t last_out;
+	struct tpp_iter_stats stats;
+	/* the producer thread */
+	int threaded;
+	pthread_t thr;
+	pthread_mutex_t m;
+	pthread_cond_t pcv, ccv;
+	_Atomic int stop, psleep, csleep;
+	char err[768];
+};
+
+static int stream_setup(struct tpp_scan *s, struct sstream *t)
+{
+	size_t per = s->slice_max;
+	/* 8-byte arrays first, then tids, then types: each stays aligned */
+	size_t bytes = per * (sizeof(uint64_t) * (1 + DEC_NCOLS) + sizeof(int32_t) + sizeof(uint16_t));
+	uint8_t *m = malloc(bytes * RING);
+	if (!m)
+		return -ENOMEM;
+	t->mem = m;
+	for (int k = 0; k < RING; k++) {
+		struct slot *sl = &t->ring[k];
+		uint8_t *p = m + bytes * (size_t)k;
+		sl->b.ts = (uint64_t *)(void *)p;
+		p += per * sizeof(uint64_t);
+		for (int c = 0; c < DEC_NCOLS; c++, p += per * sizeof(uint64_t))
+			sl->b.col[c] = (uint64_t *)(void *)p;
+		sl->b.tid = (int32_t *)(void *)p;
+		p += per * sizeof(int32_t);
+		sl->b.type = (uint16_t *)(void *)p;
+		sl->c.stream = t->stream;
+		sl->c.cpu = t->cpu;
+		sl->c.ts = sl->b.ts;
+		sl->c.tid = sl->b.tid;
+		sl->c.type = sl->b.type;
+		for (int c = 0; c < DEC_NCOLS; c++)
+			sl->c.col[c] = sl->b.col[c];
+	}
+	return 0;
+}
+
+static void damage(struct slot *sl, int e, const char *msg)
+{
+	sl->n = e < 0 ? e : -TPP_EBADFILE;
+	snprintf(sl->err, sizeof(sl->err), "%s", msg);
+}
+
+/* Keeps the events inside the time range, in place. */
+static uint32_t trim(const struct tpp_scan *s, struct slot *sl, uint32_t n)
+{
+	struct dec_colbuf *b = &sl->b;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (b->ts[i] < s->o.from_ts || b->ts[i] > s->o.to_ts)
+			continue;
+		b->ts[m] = b->ts[i];
+		b->tid[m] = b->tid[i];
+		b->type[m] = b->type[i];
+		for (int c = 0; c < DEC_NCOLS; c++)
+			b->col[c][m] = b->col[c][i];
+		m++;
+	}
+	return m;
+}
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+static void wake(struct tpp_scan *s, _Atomic int *sleeping, pthread_cond_t *cv)
+{
+	if (atomic_load(sleeping)) {
+		pthread_mutex_lock(&s->m);
+		pthread_cond_signal(cv);
+		pthread_mutex_unlock(&s->m);
+	}
+}
+
+/* Fills stream t's next slot (the ring has room; t is not done): a slice,
+ * the damage met instead, or the end of the stream. The chunk handling is
+ * tpp_iter's, so that damage costs the same events both ways. */
+static void produce(struct tpp_scan *s, struct sstream *t, struct dec_scratch *sc)
+{
+	uint32_t h = atomic_load_explicit(&t->head, memory_order_relaxed);
+	struct slot *sl = &t->ring[h % RING];
+	if (!t->mem && t->next < t->nchunks && stream_setup(s, t)) {
+		/* the stream is given up: the next slot says it ended */
+		damage(sl, -ENOMEM, "out of memory");
+		t->next = t->nchunks;
+		t->active = 0;
+		goto publish;
+	}
+	while (!t->done) {
+		if (!t->active) {
+			if (t->next >= t->nchunks) {
+				sl->n = 0;
+				t->done = 1;
+				free(t->buf);
+				t->buf = NULL;
+				tpp_dec_end(&t->dec);
+				break;
+			}
+			const struct tpp_chunk *c = tpp_r_chunk(s->r, t->chunks[t->next++]);
+			struct zbuf *z = &s->z[sc == s->sc[1]];
+			long len = tpp_r_payload_r(s->r, c, &t->buf, &t->cap, &z->p, &z->cap, sl->err, sizeof(sl->err));
+			if (len < 0) {
+				sl->n = (int)len;
+				break;
+			}
+			t->dec.want = s->o.want;
+			int e = tpp_dec_begin(&t->dec, s->r, c, t->buf, (size_t)len);
+			if (e) {
+				damage(sl, e, t->dec.err[0] ? t->dec.err : tpp_strerror(e));
+				break;
+			}
+			t->nchunk_ok++;
+			t->active = 1;
+		}
+		int n = dec_cols(&t->dec, &sl->b, s->slice_max, sc);
+		if (n < 0) {
+			t->active = 0;
+			damage(sl, n, n == -ENOMEM ? "out of memory" : t->dec.err);
+			break;
+		}
+		if (n == 0) {
+			t->active = 0;
+			continue;
+		}
+		if (s->ranged && !(n = (int)trim(s, sl, (uint32_t)n)))
+			continue;
+		sl->n = n;
+		break;
+	}
+publish:
+	atomic_store(&t->head, h + 1);
+	if (s->threaded)
+		wake(s, &s->csleep, &s->ccv);
+}
+
+/* Decodes a slice of stream t, if nobody else is at it and its ring has
+ * room: 1 when it did. */
+static int help(struct tpp_scan *s, struct sstream *t, struct dec_scratch *sc)
+{
+	int idle = 0;
+	if (t->done || atomic_load(&t->head) - atomic_load(&t->tail) >= RING ||
+	    !atomic_compare_exchange_strong(&t->busy, &idle, 1))
+		return 0;
+	int did = !t->done && atomic_load(&t->head) - atomic_load(&t->tail) < RING;
+	if (did)
+		produce(s, t, sc);
+	atomic_store(&t->busy, 0);
+	return did;
+}
+
+/* Whether a live stream's ring has fewer than fill slots ready. */
+static int room(struct tpp_scan *s, uint32_t fill)
+{
+	for (size_t k = 0; k < s->n; k++)
+		if (!s->st[k].done && atomic_load(&s->st[k].head) - atomic_load(&s->st[k].tail) < fill)
+			return 1;
+	return 0;
+}
+
+static void *producer(void *arg)
+{
+	struct tpp_scan *s = arg;
+	for (;;) {
+		int did = 0, live = 0;
+		for (size_t k = 0; k < s->n; k++) {
+			struct sstream *t = &s->st[k];
+			if (t->done)
+				continue;
+			live = 1;
+			did |= help(s, t, s->sc[0]);
+		}
+		if (!live || atomic_load(&s->stop))
+			return NULL;
+		if (did)
+			continue;
+		/* Every ring is full, or the caller is decoding the one that is
+		 * not: a spin, then sleep until the caller has emptied half a
+		 * ring (it wakes us on that same condition). */
+		for (int i = 0; i < 4000 && !room(s, RING); i++)
+			relax();
+		if (room(s, RING)) {
+			relax();
+			continue;
+		}
+		pthread_mutex_lock(&s->m);
+		atomic_store(&s->psleep, 1);
+		while (!atomic_load(&s->stop) && !room(s, RING / 2 + 1))
+			pthread_cond_wait(&s->pcv, &s->m);
+		atomic_store(&s->psleep, 0);
+		pthread_mutex_unlock(&s->m);
+	}
+}
+
+/* The caller's next slot of stream t. When it is not ready and the
+ * producer is at another stream, the caller decodes it rather than wait. */
+static struct slot *take(struct tpp_scan *s, struct sstream *t)
+{
+	uint32_t tail = atomic_load_explicit(&t->tail, memory_order_relaxed);
+	if (atomic_load(&t->head) != tail)
+		return &t->ring[tail % RING];
+	if (!s->threaded) {
+		produce(s, t, s->sc[1]);
+		return &t->ring[tail % RING];
+	}
+	if (help(s, t, s->sc[1]))
+		return &t->ring[tail % RING];
+	/* the producer is decoding this very stream: a slice away */
+	for (int i = 0; i < 4000 && atomic_load(&t->head) == tail; i++)
+		relax();
+	if (atomic_load(&t->head) == tail) {
+		pthread_mutex_lock(&s->m);
+		atomic_store(&s->csleep, 1);
+		while (atomic_load(&t->head) == tail)
+			pthread_cond_wait(&s->ccv, &s->m);
+		atomic_store(&s->csleep, 0);
+		pthread_mutex_unlock(&s->m);
+	}
+	return &t->ring[tail % RING];
+}
+
+static void drop(struct tpp_scan *s, struct sstream *t)
+{
+	uint32_t tail = atomic_load_explicit(&t->tail, memory_order_relaxed) + 1;
+	atomic_store(&t->tail, tail);
+	/* a sleeping producer is woken once it has half a ring to fill, not
+	 * for every slot: each wake-up is a round trip through the kernel */
+	if (s->threaded && atomic_load(&t->head) - tail <= RING / 2)
+		wake(s, &s->psleep, &s->pcv);
+}
+
+/* Stream t's current slice is used up: 1 when the next is current, 0 at
+ * the stream's end, <0 for damage (skipped; calling again goes on). */
+static int advance(struct tpp_scan *s, size_t k)
+{
+	struct sstream *t = &s->st[k];
+	if (t->holding) {
+		drop(s, t);
+		t->holding = 0;
+	}
+	struct slot *sl = take(s, t);
+	if (sl->n > 0) {
+		t->holding = 1;
+		t->i = 0;
+		s->hts[k] = sl->c.ts[0];
+		return 1;
+	}
+	if (sl->n == 0) {
+		/* the producer is done with this stream */
+		free(t->mem);
+		t->mem = NULL;
+		return 0;
+	}
+	int e = sl->n;
+	s->stats.damaged_chunks++;
+	snprintf(s->err, sizeof(s->err), "%s", sl->err);
+	drop(s, t);
+	return e;
+}
+
+static inline int less(const struct tpp_scan *s, uint32_t a, uint32_t b)
+{
+	return s->hts[a] < s->hts[b] || (s->hts[a] == s->hts[b] && a < b);
+}
+
+static void sift_down(struct tpp_scan *s, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i;
+		if (l < s->nheap && less(s, s->heap[l], s->heap[m]))
+			m = l;
+		if (l + 1 < s->nheap && less(s, s->heap[l + 1], s->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		uint32_t x = s->heap[m];
+		s->heap[m] = s->heap[i];
+		s->heap[i] = x;
+		i = m;
+	}
+}
+
+static void heap_push(struct tpp_scan *s, uint32_t k)
+{
+	uint32_t i = s->nheap++;
+	s->heap[i] = k;
+	while (i) {
+		uint32_t p = (i - 1) / 2;
+		if (!less(s, s->heap[i], s->heap[p]))
+			break;
+		uint32_t x = s->heap[p];
+		s->heap[p] = s->heap[i];
+		s->heap[i] = x;
+		i = p;
+	}
+}
+
+static inline const struct slot *cur_slot(const struct sstream *t)
+{
+	return &t->ring[atomic_load_explicit(&t->tail, memory_order_relaxed) % RING];
+}
+
+/* The merge of two streams (a machine's two CPUs, a process's two threads)
+ * without the heap: the streams take turns, each run ending where the
+ * other's head comes first. Returns the runs handed out so far; stops when
+ * a slice runs out (top_pending) or runs[] is full. */
+static int two_way(struct tpp_scan *s, struct tpp_run *runs, int nr, int max)
+{
+	uint32_t a = s->heap[0], b = s->heap[1];
+	struct sstream *ta = &s->st[a], *tb = &s->st[b];
+	const struct slot *sa = cur_slot(ta), *sb = cur_slot(tb);
+	const uint64_t *xa = sa->c.ts, *xb = sb->c.ts;
+	uint32_t ia = ta->i, ib = tb->i, na = (uint32_t)sa->n, nb = (uint32_t)sb->n;
+	uint64_t last = s->last_out, ooo = 0, ev = 0;
+	while (nr < max) {
+		/* a is on top: its head comes before b's (ties: lower index) */
+		uint64_t lim = a < b ? xb[ib] : xb[ib] - 1;
+		uint32_t j = ia;
+		do {
+			if (xa[j] < last)
+				ooo++;
+			else
+				last = xa[j];
+			j++;
+		} while (j < na && xa[j] <= lim);
+		runs[nr].c = &sa->c;
+		runs[nr].from = ia;
+		runs[nr].to = j;
+		nr++;
+		ev += j - ia;
+		ia = j;
+		if (j == na) {
+			s->top_pending = 1;
+			break;
+		}
+		/* b's head is first now: the two change places */
+		uint32_t u = a;
+		a = b, b = u;
+		struct sstream *tt = ta;
+		ta = tb, tb = tt;
+		const struct slot *st = sa;
+		sa = sb, sb = st;
+		const uint64_t *x = xa;
+		xa = xb, xb = x;
+		u = ia, ia = ib, ib = u;
+		u = na, na = nb, nb = u;
+	}
+	ta->i = ia;
+	tb->i = ib;
+	s->heap[0] = a;
+	s->heap[1] = b;
+	s->hts[b] = xb[ib];
+	if (ia < na)
+		s->hts[a] = xa[ia];
+	s->last_out = last;
+	s->stats.out_of_order += ooo;
+	s->stats.events += ev;
+	return nr;
+}
+
+int tpp_scan_runs(struct tpp_scan *s, struct tpp_run *runs, int max)
+{
+	int nr = 0;
+	while (nr < max) {
+		if (s->top_pending) {
+			/* the runs handed out use that slice: it goes back to
+			 * the producer only on the next call */
+			if (nr)
+				break;
+			int e = advance(s, s->heap[0]);
+			if (e < 0)
+				return e; /* still pending: the next call goes on after the damage */
+			s->top_pending = 0;
+			if (!e)
+				s->heap[0] = s->heap[--s->nheap];
+			sift_down(s, 0);
+		}
+		while (s->nfill) {
+			if (nr)
+				return nr;
+			uint32_t k = s->fill[s->nfill - 1];
+			int e = advance(s, k);
+			if (e < 0)
+				return e;
+			s->nfill--;
+			if (e)
+				heap_push(s, k);
+		}
+		if (!s->nheap)
+			break;
+		if (s->nheap == 2) {
+			nr = two_way(s, runs, nr, max);
+			continue;
+		}
+		uint32_t k = s->heap[0];
+		struct sstream *t = &s->st[k];
+		const struct slot *sl = cur_slot(t);
+		/* the run goes on while its events stay before every other
+		 * head: the smaller child of the top is the earliest of them */
+		uint64_t lim = UINT64_MAX;
+		if (s->nheap > 1) {
+			uint32_t b = s->heap[1];
+			if (s->nheap > 2 && less(s, s->heap[2], b))
+				b = s->heap[2];
+			/* ties go to the lower index; b's head is not before ours */
+			lim = k < b ? s->hts[b] : s->hts[b] - 1;
+		}
+		const uint64_t *ts = sl->c.ts;
+		uint32_t i = t->i, j = i, n = (uint32_t)sl->n;
+		uint64_t last = s->last_out;
+		do {
+			if (ts[j] < last)
+				s->stats.out_of_order++;
+			else
+				last = ts[j];
+			j++;
+		} while (j < n && ts[j] <= lim);
+		s->last_out = last;
+		s->stats.events += j - i;
+		t->i = j;
+		runs[nr].c = &sl->c;
+		runs[nr].from = i;
+		runs[nr].to = j;
+		nr++;
+		if (j == n) {
+			s->top_pending = 1;
+		} else {
+			s->hts[k] = ts[j];
+			sift_down(s, 0);
+		}
+	}
+	return nr;
+}
+
+int tpp_scan_open(struct tpp_scan **sp, struct tpp_reader *r, const struct tpp_scan_opts *o)
+{
+	*sp = NULL;
+	struct tpp_scan *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->r = r;
+	if (o)
+		memcpy(&s->o, o, o->sz && o->sz < sizeof(*o) ? o->sz : sizeof(*o));
+	s->ranged = s->o.from_ts || s->o.to_ts;
+	if (s->ranged && !s->o.to_ts)
+		s->o.to_ts = UINT64_MAX;
+	int rc = -ENOMEM;
+	/* only numbers, and few of them, fit the columns */
+	for (unsigned id = 0; s->o.want && id < TPP_MAX_TYPES; id++) {
+		const struct tpp_type *ty = s->o.want[id] ? tpp_r_type(r, (uint16_t)id) : NULL;
+		unsigned nw = 0;
+		for (unsigned f = 0; ty && f < ty->nfields && f < 32; f++)
+			if (s->o.want[id] >> f & 1) {
+				if (ty->fields[f].type > TPP_F_S64 || ++nw > TPP_SCAN_COLS) {
+					rc = -ENOTSUP;
+					goto fail;
+				}
+			}
+	}
+	/* streams in the order of their first chunk, as tpp_iter's cursors */
+	for (size_t i = 0; i < tpp_r_nchunks(r); i++) {
+		const struct tpp_chunk *c = tpp_r_chunk(r, i);
+		if (c->kind != TPP_C_EVENTS)
+			continue;
+		if (s->ranged && (c->last_ts < s->o.from_ts || c->first_ts > s->o.to_ts))
+			continue;
+		size_t k;
+		for (k = 0; k < s->n && s->st[k].stream != c->stream; k++)
+			;
+		if (k == s->n) {
+			struct sstream *ns = realloc(s->st, (s->n + 1) * sizeof(*ns));
+			if (!ns)
+				goto fail;
+			s->st = ns;
+			memset(&s->st[k], 0, sizeof(*ns));
+			s->st[k].stream = c->stream;
+			const struct tpp_stream_info *si = tpp_r_stream_by_id(r, c->stream);
+			s->st[k].cpu = si && si->kind == TPP_S_THREAD ? -1 : si ? si->cpu : (int32_t)c->stream;
+			s->n++;
+		}
+		struct sstream *t = &s->st[k];
+		/* the reorder window is tpp_iter's alone */
+		if (!(c->flags & TPP_CHUNK_TS_SORTED) ||
+		    (t->nchunks && c->first_ts < tpp_r_chunk(r, t->chunks[t->nchunks - 1])->last_ts)) {
+			rc = -ENOTSUP;
+			goto fail;
+		}
+		size_t *nc = realloc(t->chunks, (t->nchunks + 1) * sizeof(*nc));
+		if (!nc)
+			goto fail;
+		t->chunks = nc;
+		t->chunks[t->nchunks++] = i;
+	}
+	s->slice_max = s->n ? (uint32_t)(16384 / s->n) : DEC_SLICE;
+	s->slice_max = s->slice_max < 32 ? 32 : s->slice_max > DEC_SLICE ? DEC_SLICE : s->slice_max;
+	s->sc[0] = calloc(1, sizeof(*s->sc[0]));
+	s->sc[1] = calloc(1, sizeof(*s->sc[1]));
+	s->heap = calloc(s->n + 1, sizeof(*s->heap));
+	s->fill = calloc(s->n + 1, sizeof(*s->fill));
+	s->hts = calloc(s->n + 1, sizeof(*s->hts));
+	if (!s->sc[0] || !s->sc[1] || !s->heap || !s->fill || !s->hts)
+		goto fail;
+	for (size_t k = 0; k < s->n; k++)
+		s->fill[s->nfill++] = (uint32_t)(s->n - 1 - k);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (s->o.threads != 1 && ncpu > 1 && s->n) {
+		pthread_mutex_init(&s->m, NULL);
+		pthread_cond_init(&s->pcv, NULL);
+		pthread_cond_init(&s->ccv, NULL);
+		s->threaded = 1;
+		if (pthread_create(&s->thr, NULL, producer, s)) {
+			/* no thread: the caller decodes, as on one CPU */
+			s->threaded = 0;
+			pthread_mutex_destroy(&s->m);
+			pthread_cond_destroy(&s->pcv);
+			pthread_cond_destroy(&s->ccv);
+		}
+	}
+	*sp = s;
+	return 0;
+fail:
+	tpp_scan_close(s);
+	return rc;
+}
+
+const char *tpp_scan_error(const struct tpp_scan *s) { return s->err; }
+
+void tpp_scan_stats(const struct tpp_scan *s, struct tpp_iter_stats *st)
+{
+	*st = s->stats;
+	st->chunks = 0;
+	for (size_t k = 0; k < s->n; k++)
+		st->chunks += s->st[k].nchunk_ok;
+}
+
+void tpp_scan_close(struct tpp_scan *s)
+{
+	if (!s)
+		return;
+	if (s->threaded) {
+		pthread_mutex_lock(&s->m);
+		atomic_store(&s->stop, 1);
+		pthread_cond_signal(&s->pcv);
+		pthread_mutex_unlock(&s->m);
+		pthread_join(s->thr, NULL);
+		pthread_mutex_destroy(&s->m);
+		pthread_cond_destroy(&s->pcv);
+		pthread_cond_destroy(&s->ccv);
+	}
+	for (size_t k = 0; k < s->n; k++) {
+		struct sstream *t = &s->st[k];
+		free(t->chunks);
+		free(t->buf);
+		free(t->mem);
+		tpp_dec_end(&t->dec);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (s->sc[i])
+			free(s->sc[i]->start);
+		free(s->sc[i]);
+	}
+	free(s->z[0].p);
+	free(s->z[1].p);
+	free(s->st);
+	free(s->heap);
+	free(s->fill);
+	free(s->hts);
+	free(s);
+}
