@@ -56,7 +56,7 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
  * event's k-th wanted numeric field in col[k] (0 when its type wants fewer
  * fields). Each array has room for DEC_SLICE entries. A wanted field that is
  * not a number is reported as damage: the scan checks the schema first. */
-#define DEC_NCOLS 4
+#define DEC_NCOLS TPP_SCAN_COLS
 struct dec_colbuf {
 	uint64_t *ts;
 	int32_t *tid;

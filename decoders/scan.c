@@ -4,11 +4,13 @@
  * ring per stream; the caller's thread merges the heads of the rings. With
  * more than one CPU the producer is a thread of its own, so decoding runs
  * beside the analysis instead of before it; the rings bound how far ahead it
- * gets. Handing over columns (46 bytes an event) rather than rows is what
- * makes the second thread pay: copying rows across cores cost more than it
- * saved. The merge order is tpp_iter's: time, then stream (cursor) index. */
+ * gets, and the caller decodes too rather than wait. Handing over the
+ * slices the decoder fills anyway, not copies of rows, is what makes the
+ * second thread pay: a pipeline that copied rows across cores cost more
+ * than it saved. The merge order is tpp_iter's: time, then stream index. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,7 @@ struct sstream {
 	struct slot ring[RING];
 	void *mem; /* the arrays of all slots */
 	_Atomic uint32_t head, tail;
+	uint64_t state[TPP_SCAN_STATE / 8]; /* tpp_scan_opts.prep's */
 	/* the caller's */
 	uint32_t i;  /* next event of ring[tail % RING] */
 	int holding; /* ring[tail % RING] is the current slice */
@@ -74,6 +77,7 @@ struct tpp_scan {
 	struct tpp_iter_stats stats;
 	/* the producer thread */
 	int threaded;
+	cpu_set_t cpus; /* ours, which the producer gets once started */
 	pthread_t thr;
 	pthread_mutex_t m;
 	pthread_cond_t pcv, ccv;
@@ -204,6 +208,11 @@ static void produce(struct tpp_scan *s, struct sstream *t, struct dec_scratch *s
 		if (s->ranged && !(n = (int)trim(s, sl, (uint32_t)n)))
 			continue;
 		sl->n = n;
+		if (s->o.prep) {
+			struct tpp_slice v = {(uint32_t)n, t->stream, t->cpu, sl->b.ts, sl->b.tid, sl->b.type,
+					      {sl->b.col[0], sl->b.col[1], sl->b.col[2], sl->b.col[3]}};
+			s->o.prep(s->o.prep_ctx, &v, t->state);
+		}
 		break;
 	}
 publish:
@@ -239,6 +248,8 @@ static int room(struct tpp_scan *s, uint32_t fill)
 static void *producer(void *arg)
 {
 	struct tpp_scan *s = arg;
+	if (CPU_COUNT(&s->cpus))
+		pthread_setaffinity_np(pthread_self(), sizeof(s->cpus), &s->cpus);
 	for (;;) {
 		int did = 0, live = 0;
 		for (size_t k = 0; k < s->n; k++) {
@@ -283,7 +294,11 @@ static struct slot *take(struct tpp_scan *s, struct sstream *t)
 	}
 	if (help(s, t, s->sc[1]))
 		return &t->ring[tail % RING];
-	/* the producer is decoding this very stream: a slice away */
+	/* the producer is decoding this very stream, a slice away: meanwhile
+	 * the next slice of another stream */
+	for (size_t k = 0; k < s->n && atomic_load(&t->head) == tail; k++)
+		if (&s->st[k] != t)
+			help(s, &s->st[k], s->sc[1]);
 	for (int i = 0; i < 4000 && atomic_load(&t->head) == tail; i++)
 		relax();
 	if (atomic_load(&t->head) == tail) {
@@ -586,7 +601,22 @@ int tpp_scan_open(struct tpp_scan **sp, struct tpp_reader *r, const struct tpp_s
 		pthread_cond_init(&s->pcv, NULL);
 		pthread_cond_init(&s->ccv, NULL);
 		s->threaded = 1;
-		if (pthread_create(&s->thr, NULL, producer, s)) {
+		/* Started on another CPU than ours: left to the scheduler, a new
+		 * thread often waited for the next load balancing tick (1.5 to
+		 * 3.5 ms here) on our busy CPU. It frees itself once it runs. */
+		pthread_attr_t at;
+		pthread_attr_init(&at);
+		if (!sched_getaffinity(0, sizeof(s->cpus), &s->cpus)) {
+			cpu_set_t other = s->cpus;
+			int me = sched_getcpu();
+			if (me >= 0 && me < CPU_SETSIZE)
+				CPU_CLR(me, &other);
+			if (CPU_COUNT(&other))
+				pthread_attr_setaffinity_np(&at, sizeof(other), &other);
+		}
+		int e = pthread_create(&s->thr, &at, producer, s);
+		pthread_attr_destroy(&at);
+		if (e) {
 			/* no thread: the caller decodes, as on one CPU */
 			s->threaded = 0;
 			pthread_mutex_destroy(&s->m);

@@ -117,6 +117,16 @@ struct tpp_cols {
 	const uint16_t *type;
 	const uint64_t *col[TPP_SCAN_COLS];
 };
+/* A slice as the thread that decoded it sees it, for tpp_scan_opts.prep. */
+struct tpp_slice {
+	uint32_t n, stream;
+	int32_t cpu;
+	uint64_t *ts;
+	int32_t *tid;
+	uint16_t *type;
+	uint64_t *col[TPP_SCAN_COLS];
+};
+#define TPP_SCAN_STATE 64
 struct tpp_scan;
 struct tpp_scan_opts {
 	size_t sz;           /* sizeof(struct tpp_scan_opts) */
@@ -125,6 +135,15 @@ struct tpp_scan_opts {
 	const uint32_t *want; /* must outlive the scan */
 	int threads;         /* 0: decode ahead in a second thread when the
 	                        machine has more than one CPU; 1: never */
+	/* Optional work done on each slice where it is decoded, before the
+	 * merge sees it: it may rewrite the slice's arrays in place. Work that
+	 * depends on one stream alone (per-CPU state of a CPU's stream) is done
+	 * there, beside the merge instead of in it. A stream's slices come in
+	 * order, each with the stream's own TPP_SCAN_STATE bytes (zeroed at
+	 * first); different streams' slices may be prepared at once, on
+	 * different threads. */
+	void (*prep)(void *ctx, struct tpp_slice *sl, void *state);
+	void *prep_ctx;
 };
 /* 0, or -ENOTSUP when the file needs tpp_iter (a stream whose chunks
  * overlap in time or are not marked sorted, or a wanted field that is not

@@ -22,8 +22,10 @@ void an_lat_init(struct an_lat *l)
 
 void an_lat_free(struct an_lat *l)
 {
-	held -= l->cap;
+	held -= l->cap + l->bigcap;
 	free(l->v);
+	free(l->big);
+	free(l->srt);
 	free(l->fine);
 	free(l->sel);
 	an_lat_init(l);
@@ -66,10 +68,32 @@ static void go_inexact(struct an_lat *l)
 		return; /* keep min/max/avg/log2; percentiles then come from log2 */
 	for (size_t i = 0; i < l->n; i++)
 		l->fine[fine_bucket(l->v[i])]++;
-	held -= l->cap;
+	for (size_t i = 0; i < l->nbig; i++)
+		l->fine[fine_bucket(l->big[i])]++;
+	held -= l->cap + l->bigcap;
 	free(l->v);
+	free(l->big);
 	l->v = NULL;
-	l->n = l->cap = 0;
+	l->big = NULL;
+	l->n = l->cap = l->nbig = l->bigcap = 0;
+}
+
+/* Room for one more sample in an array of elem-byte slots: 0, or -1 over
+ * the budget or out of memory. */
+static int room_for(void *arr, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 64;
+	if (held + nc - *cap > AN_LAT_BUDGET)
+		nc = *cap + (AN_LAT_BUDGET > held ? AN_LAT_BUDGET - held : 0);
+	void *nv = nc > *cap ? realloc(*(void **)arr, nc * elem) : NULL;
+	if (!nv)
+		return -1;
+	held += nc - *cap;
+	*(void **)arr = nv;
+	*cap = nc;
+	return 0;
 }
 
 void an_lat_add_slow(struct an_lat *l, uint64_t v)
@@ -79,29 +103,25 @@ void an_lat_add_slow(struct an_lat *l, uint64_t v)
 		l->fine[fine_bucket(v)]++;
 		return;
 	}
-	if (l->count != l->n + 1) /* already inexact without fine buckets */
+	if (l->count != l->n + l->nbig + 1) /* already inexact without fine buckets */
 		return;
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 64;
-		if (held + nc - l->cap > AN_LAT_BUDGET)
-			nc = l->cap + (AN_LAT_BUDGET > held ? AN_LAT_BUDGET - held : 0);
-		uint64_t *nv = nc > l->cap ? realloc(l->v, nc * sizeof(*nv)) : NULL;
-		if (!nv) { /* over the budget, or out of memory */
-			go_inexact(l);
-			if (l->fine)
-				l->fine[fine_bucket(v)]++;
-			return;
-		}
-		held += nc - l->cap;
-		l->v = nv;
-		l->cap = nc;
+	int big = v >> 32 != 0;
+	if (big ? room_for(&l->big, &l->bigcap, l->nbig, sizeof(*l->big)) : room_for(&l->v, &l->cap, l->n, sizeof(*l->v))) {
+		/* over the budget, or out of memory */
+		go_inexact(l);
+		if (l->fine)
+			l->fine[fine_bucket(v)]++;
+		return;
 	}
-	l->v[l->n++] = v;
+	if (big)
+		l->big[l->nbig++] = v;
+	else
+		l->v[l->n++] = (uint32_t)v;
 }
 
 int an_lat_exact(const struct an_lat *l)
 {
-	return l->count == l->n;
+	return l->count == l->n + l->nbig;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -179,22 +199,37 @@ static void radix_sort(uint64_t *v, size_t n)
  * than the analysis that gathered them: one pass counts them per bucket,
  * one more per rank gathers its bucket's samples, and only those are
  * sorted (a bucket is 1/128 of a power of two wide). */
+/* The rank-th of every sample, widened and sorted once (kept in srt). */
+static uint64_t sorted_rank(struct an_lat *l, uint64_t rank)
+{
+	if (!l->sorted) {
+		size_t total = l->n + l->nbig;
+		free(l->srt);
+		if (!(l->srt = malloc((total ? total : 1) * sizeof(*l->srt))))
+			return l->max; /* out of memory: an upper bound */
+		for (size_t i = 0; i < l->n; i++)
+			l->srt[i] = l->v[i];
+		memcpy(l->srt + l->n, l->big, l->nbig * sizeof(*l->big));
+		radix_sort(l->srt, total);
+		l->sorted = 1;
+	}
+	return l->srt[rank - 1];
+}
+
 static uint64_t exact_rank(struct an_lat *l, uint64_t rank)
 {
-	if (l->sorted || l->n < 4096) {
-		if (!l->sorted) {
-			radix_sort(l->v, l->n);
-			l->sorted = 1;
-		}
-		return l->v[rank - 1];
-	}
-	if (!l->sel || l->sel_n != l->n) {
+	size_t total = l->n + l->nbig;
+	if (l->sorted || total < 4096)
+		return sorted_rank(l, rank);
+	if (!l->sel || l->sel_n != total) {
 		if (!l->sel && !(l->sel = malloc((NFINE + 2 * SUB) * sizeof(*l->sel))))
-			goto sort_all;
+			return sorted_rank(l, rank);
 		memset(l->sel, 0, (NFINE + 2 * SUB) * sizeof(*l->sel));
 		for (size_t i = 0; i < l->n; i++)
 			l->sel[fine_bucket(l->v[i])]++;
-		l->sel_n = l->n;
+		for (size_t i = 0; i < l->nbig; i++)
+			l->sel[fine_bucket(l->big[i])]++;
+		l->sel_n = total;
 	}
 	unsigned b = 0;
 	uint64_t below = 0;
@@ -204,10 +239,15 @@ static uint64_t exact_rank(struct an_lat *l, uint64_t rank)
 	/* one slot more: every sample is written, in range or not */
 	uint64_t *in = malloc(((size_t)l->sel[b] + 1) * sizeof(*in));
 	if (!in)
-		goto sort_all;
+		return sorted_rank(l, rank);
 	size_t m = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		uint64_t x = l->v[i];
+		in[m] = x;
+		m += x - lo <= w;
+	}
+	for (size_t i = 0; i < l->nbig; i++) {
+		uint64_t x = l->big[i];
 		in[m] = x;
 		m += x - lo <= w;
 	}
@@ -215,10 +255,6 @@ static uint64_t exact_rank(struct an_lat *l, uint64_t rank)
 	uint64_t r = in[rank - below - 1];
 	free(in);
 	return r;
-sort_all:
-	radix_sort(l->v, l->n);
-	l->sorted = 1;
-	return l->v[rank - 1];
 }
 
 uint64_t an_lat_pct(struct an_lat *l, double p)

@@ -130,6 +130,8 @@ int an_run_cols(struct tpp_reader *r, const struct an_filter *f, int threads, in
 		o.from_ts = f->from_ts;
 		o.to_ts = f->to_ts;
 		o.want = f->want;
+		o.prep = f->prep;
+		o.prep_ctx = f->prep_ctx;
 	}
 	struct tpp_scan *s;
 	int rc = tpp_scan_open(&s, r, &o);

@@ -23,11 +23,7 @@ int an_sched_init(struct an_sched *s)
 void an_sched_free(struct an_sched *s)
 {
 	free(s->t);
-	free(s->curr);
-	free(s->last_switch);
-	free(s->ev_tid);
-	free(s->ev_ts);
-	free(s->other_ts);
+	free(s->cpu);
 	free(s->cmap);
 	hmap_free(&s->by_tid);
 	an_lat_free(&s->wakeup);
@@ -67,28 +63,49 @@ static inline struct an_task *task(struct an_sched *s, int32_t tid)
 	return task_slow(s, tid, slot);
 }
 
-static int set_curr(struct an_sched *s, int32_t cpu, int32_t tid, uint64_t ts)
+/* CPU cpu's state, the array grown to hold it; NULL when cpu is not one
+ * (a thread's stream) or on -ENOMEM (*err set). */
+static struct an_cpu *cpu_at(struct an_sched *s, int32_t cpu, int *err)
 {
 	if (cpu < 0 || cpu > 65535)
-		return 0;
+		return NULL;
 	if ((size_t)cpu >= s->ncpu) {
-		/* grows every per-CPU array together */
-		size_t nc = (size_t)cpu + 1, c[5] = {s->ncpu, s->ncpu, s->ncpu, s->ncpu, s->ncpu};
-		if (an_grow(&s->curr, &c[0], nc, sizeof(*s->curr), nc) ||
-		    an_grow(&s->last_switch, &c[1], nc, sizeof(*s->last_switch), nc) ||
-		    an_grow(&s->ev_tid, &c[2], nc, sizeof(*s->ev_tid), nc) ||
-		    an_grow(&s->ev_ts, &c[3], nc, sizeof(*s->ev_ts), nc) ||
-		    an_grow(&s->other_ts, &c[4], nc, sizeof(*s->other_ts), nc))
-			return -ENOMEM;
-		for (size_t i = s->ncpu; i < nc; i++) {
-			s->curr[i] = s->ev_tid[i] = -1;
-			s->last_switch[i] = s->ev_ts[i] = s->other_ts[i] = 0;
+		size_t nc = (size_t)cpu + 1, c = s->ncpu;
+		if (an_grow(&s->cpu, &c, nc, sizeof(*s->cpu), nc)) {
+			*err = -ENOMEM;
+			return NULL;
 		}
+		memset(s->cpu + s->ncpu, 0, (nc - s->ncpu) * sizeof(*s->cpu));
 		s->ncpu = nc;
 	}
-	s->curr[cpu] = tid;
-	s->last_switch[cpu] = ts;
-	return 0;
+	return &s->cpu[cpu];
+}
+
+/* The per-CPU half of the state machine: it depends on that CPU's events
+ * alone, so a column scan runs it per stream where slices are decoded. For
+ * a switch, the earliest a task whose switch-in is missing can have come on
+ * the CPU: max(last switch, the CPU's latest event of another task), or 0
+ * when it cannot be told (no switch seen yet, or the task was the CPU's
+ * current one). */
+static inline uint64_t cpu_step(struct an_cpu *c, int k, uint64_t ts, int32_t tid, int32_t prev, int32_t next)
+{
+	if (!c->seen) {
+		c->seen = 1;
+		c->curr = c->ev_tid = -1;
+	}
+	if (c->ev_tid != tid) {
+		c->other_ts = c->ev_ts;
+		c->ev_tid = tid;
+	}
+	c->ev_ts = ts;
+	if (k != AN_SWITCH)
+		return 0;
+	uint64_t since = 0;
+	if (c->last_switch && c->curr != prev)
+		since = c->last_switch > c->other_ts ? c->last_switch : c->other_ts;
+	c->curr = next;
+	c->last_switch = ts;
+	return since;
 }
 
 /* Kernel comm fields are char[16], NUL-padded: copied without measuring
@@ -135,25 +152,18 @@ static void runnable(struct an_task *t, uint64_t ts, int woken)
 	t->woken = (uint8_t)woken;
 }
 
-/* The state machine both feeds share: one event of kind k at ts on cpu,
- * run by tid; a, b, st: prev pid, next pid and prev state of a switch, a the
- * pid of the others. Task names come from ev (NULL: none). */
-static inline __attribute__((always_inline)) int step(struct an_sched *s, int k, uint64_t ts, int32_t cpu, int32_t tid, uint64_t a,
-		       uint64_t b, uint64_t st, const struct tpp_event *ev, const struct an_tinfo *ti)
+/* The per-task half both feeds share: one event of kind k at ts on cpu;
+ * a, b, st: prev pid, next pid and prev state of a switch, a the pid of the
+ * others; since: cpu_step's answer for a switch. Task names come from ev
+ * (NULL: none). */
+static inline __attribute__((always_inline)) int step(struct an_sched *s, int k, uint64_t ts, int32_t cpu, uint64_t a,
+						      uint64_t b, uint64_t st, uint64_t since,
+						      const struct tpp_event *ev, const struct an_tinfo *ti)
 {
 	struct an_task *t;
 	if (!s->first_ts)
 		s->first_ts = ts;
 	s->last_ts = ts;
-	if (cpu >= 0 && cpu <= 65535) {
-		if ((size_t)cpu >= s->ncpu && set_curr(s, cpu, -1, 0))
-			return -ENOMEM;
-		if (s->ev_tid[cpu] != tid) {
-			s->other_ts[cpu] = s->ev_ts[cpu];
-			s->ev_tid[cpu] = tid;
-		}
-		s->ev_ts[cpu] = ts;
-	}
 	switch (k) {
 	case AN_SWITCH: {
 		int32_t prev = (int32_t)a;
@@ -162,13 +172,9 @@ static inline __attribute__((always_inline)) int step(struct an_sched *s, int k,
 			return -ENOMEM;
 		if (ev)
 			comm(s, t, ev, ti, R_PREV_COMM);
-		if (!t->running && prev && cpu >= 0 && (size_t)cpu < s->ncpu && s->last_switch[cpu] &&
-		    s->curr[cpu] != prev) {
+		if (!t->running && prev && since) {
 			/* Its switch-in is missing: it ran since it became
 			 * runnable, or since the CPU last switched. */
-			uint64_t since = s->last_switch[cpu];
-			if (s->other_ts[cpu] > since)
-				since = s->other_ts[cpu];
 			if (t->runnable_since > since)
 				since = t->runnable_since;
 			t->running = 1;
@@ -223,13 +229,7 @@ static inline __attribute__((always_inline)) int step(struct an_sched *s, int k,
 		t->runnable_since = 0;
 		t->off_since = 0;
 		t->woken = 0;
-		if (cpu >= 0 && (size_t)cpu < s->ncpu) {
-			/* the arrays were grown above: set_curr()'s fast case */
-			s->curr[cpu] = next;
-			s->last_switch[cpu] = ts;
-			return 0;
-		}
-		return set_curr(s, cpu, next, ts);
+		return 0;
 	}
 	case AN_WAKEUP:
 	case AN_WAKEUP_NEW:
@@ -259,11 +259,18 @@ static inline __attribute__((always_inline)) int step(struct an_sched *s, int k,
 int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tpp_event *ev)
 {
 	const struct an_tinfo *ti = an_ti(ty, ev);
-	int k = ti->kind;
-	if (k == AN_SWITCH)
-		return step(s, k, ev->ts, ev->cpu, ev->tid, an_u(ev, ti, R_PREV_PID), an_u(ev, ti, R_NEXT_PID),
-			    an_u(ev, ti, R_PREV_STATE), ev, ti);
-	return step(s, k, ev->ts, ev->cpu, ev->tid, an_u(ev, ti, R_PID), 0, 0, ev, ti);
+	int k = ti->kind, err = 0;
+	uint64_t a = an_u(ev, ti, k == AN_SWITCH ? R_PREV_PID : R_PID), b = 0, st = 0, since = 0;
+	if (k == AN_SWITCH) {
+		b = an_u(ev, ti, R_NEXT_PID);
+		st = an_u(ev, ti, R_PREV_STATE);
+	}
+	struct an_cpu *c = cpu_at(s, ev->cpu, &err);
+	if (err)
+		return err;
+	if (c)
+		since = cpu_step(c, k, ev->ts, ev->tid, (int32_t)a, (int32_t)b);
+	return step(s, k, ev->ts, ev->cpu, a, b, st, since, ev, ti);
 }
 
 /* Column feeding: per type, its kind and the column of each value step
@@ -284,10 +291,41 @@ static int col_of(const struct an_tinfo *ti, uint32_t want, int role)
 	return __builtin_popcount(want & ((1u << f) - 1));
 }
 
-int an_sched_want_cols(struct an_sched *s, const struct an_types *ty, uint32_t *want)
+/* Runs where a slice is decoded (tpp_scan_opts.prep): the per-CPU half,
+ * and the slice rewritten for an_sched_feed_cols, packed because the other
+ * thread reads it across cores: the type column holds the kind, plus
+ * PREP_VOLUNTARY for a switch-out that slept; col[0] the two pids (prev
+ * and next, or the one), col[1] cpu_step's since. */
+#define PREP_VOLUNTARY 0x100u
+static void prep(void *ctx, struct tpp_slice *sl, void *state)
+{
+	const struct an_sched *s = ctx;
+	struct an_cpu *c = state; /* zeroed by the scan: not seen yet */
+	int cpu = sl->cpu >= 0 && sl->cpu <= 65535;
+	for (uint32_t i = 0; i < sl->n; i++) {
+		const struct an_sched_cmap *m = &s->cmap[sl->type[i] < TPP_MAX_TYPES ? sl->type[i] : 0];
+		uint64_t a = sl->col[m->col[0]][i], b = sl->col[m->col[1]][i], st = sl->col[m->col[2]][i];
+		sl->col[1][i] = cpu ? cpu_step(c, m->kind, sl->ts[i], sl->tid[i], (int32_t)a, (int32_t)b) : 0;
+		sl->type[i] = (uint16_t)(m->kind | (st & STATE_MASK ? PREP_VOLUNTARY : 0));
+		sl->col[0][i] = (uint32_t)a | (uint64_t)(uint32_t)b << 32;
+	}
+}
+
+int an_sched_want_cols(struct an_sched *s, const struct an_types *ty, const struct tpp_reader *r, uint32_t *want,
+		       struct an_filter *f)
 {
 	if (!s->no_comm)
 		return -ENOTSUP; /* names are strings: rows only */
+	/* the per-CPU half runs per stream: one stream a CPU, each declared */
+	for (size_t i = 0; i < tpp_r_nchunks(r); i++)
+		if (tpp_r_chunk(r, i)->kind == TPP_C_EVENTS && !tpp_r_stream_by_id(r, tpp_r_chunk(r, i)->stream))
+			return -ENOTSUP;
+	for (size_t i = 0; i < tpp_r_nstreams(r); i++)
+		for (size_t j = 0; j < i; j++) {
+			const struct tpp_stream_info *a = tpp_r_stream(r, i), *b = tpp_r_stream(r, j);
+			if (a->kind != TPP_S_THREAD && b->kind != TPP_S_THREAD && a->cpu == b->cpu)
+				return -ENOTSUP;
+		}
 	an_want_sched(ty, want, 0);
 	if (!s->cmap && !(s->cmap = calloc(TPP_MAX_TYPES, sizeof(*s->cmap))))
 		return -ENOMEM;
@@ -304,6 +342,9 @@ int an_sched_want_cols(struct an_sched *s, const struct an_types *ty, uint32_t *
 			else
 				m->col[i] = (int8_t)k[i];
 	}
+	f->want = want;
+	f->prep = prep;
+	f->prep_ctx = s;
 	return 0;
 }
 
@@ -312,9 +353,9 @@ int an_sched_feed_cols(struct an_sched *s, const struct tpp_run *runs, int n)
 	for (int r = 0; r < n; r++) {
 		const struct tpp_cols *c = runs[r].c;
 		for (uint32_t i = runs[r].from; i < runs[r].to; i++) {
-			const struct an_sched_cmap *m = &s->cmap[c->type[i] < TPP_MAX_TYPES ? c->type[i] : 0];
-			int rc = step(s, m->kind, c->ts[i], c->cpu, c->tid[i], c->col[m->col[0]][i],
-				      c->col[m->col[1]][i], c->col[m->col[2]][i], NULL, NULL);
+			uint64_t ab = c->col[0][i];
+			int rc = step(s, c->type[i] & 0xff, c->ts[i], c->cpu, (uint32_t)ab, ab >> 32,
+				      c->type[i] >> 8, c->col[1][i], NULL, NULL);
 			if (rc)
 				return rc;
 		}

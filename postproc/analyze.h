@@ -103,10 +103,16 @@ struct an_lat {
 	/* exact integer sum: an x87 add per sample showed in profiles */
 	unsigned __int128 sum;
 	uint64_t log2[65]; /* [0]: value 0; [k]: 2^(k-1) <= v < 2^k */
-	uint64_t *v;       /* samples while exact */
+	/* Samples while exact: below 2^32 ns (4.3 s) in 4 bytes, which halves
+	 * the memory (faulting it in was a tenth of latency --sched), and the
+	 * rare longer ones apart. */
+	uint32_t *v;
 	size_t n, cap;
+	uint64_t *big;
+	size_t nbig, bigcap;
+	uint64_t *srt;     /* all samples sorted, for small distributions */
 	uint64_t *fine;    /* log-linear buckets once inexact */
-	int sorted;
+	int sorted;        /* srt holds every sample */
 	/* an_lat_pct's counts of v[0..sel_n) per log-linear bucket: a rank
 	 * is found in its bucket instead of by sorting every sample */
 	uint32_t *sel;
@@ -132,9 +138,9 @@ void an_lat_add_slow(struct an_lat *l, uint64_t v);
  * showed in the sched latency profile). */
 static inline void an_lat_add(struct an_lat *l, uint64_t v)
 {
-	if (__builtin_expect(l->n < l->cap && l->count == l->n && !l->fine, 1)) {
+	if (__builtin_expect(!(v >> 32) && l->n < l->cap && l->count == l->n + l->nbig && !l->fine, 1)) {
 		an_lat_tally(l, v);
-		l->v[l->n++] = v;
+		l->v[l->n++] = (uint32_t)v;
 		return;
 	}
 	an_lat_add_slow(l, v);
@@ -334,6 +340,9 @@ struct an_filter {
 	size_t ntids;
 	const char *comm;        /* NULL = all */
 	const uint32_t *want;    /* fields to decode per type, NULL = all */
+	/* an_run_cols: tpp_scan_opts.prep */
+	void (*prep)(void *ctx, struct tpp_slice *sl, void *state);
+	void *prep_ctx;
 };
 /* Builds the whole call graph of the file (runs the loop over r, in time
  * order), for the threads and time range of f (NULL: everything). cg is
@@ -356,17 +365,22 @@ struct an_task {
 	int32_t cpu;
 	uint8_t running, woken;
 };
+/* One CPU's scheduler state (an_sched.c's cpu_step). */
+struct an_cpu {
+	int32_t curr;     /* tid running, -1 unknown */
+	int32_t ev_tid;   /* the task of the CPU's latest event */
+	uint64_t last_switch, ev_ts;
+	uint64_t other_ts; /* latest event of a task other than ev_tid */
+	int seen;
+};
 struct an_sched {
 	struct an_task *t;
 	size_t n, cap;
 	struct hmap by_tid;
-	int32_t *curr;  /* per CPU: tid running, -1 unknown */
-	uint64_t *last_switch; /* per CPU: time of the last switch seen */
-	/* per CPU: the task of the latest event and its time, and the time of
-	 * the latest event of a different task before it: bounds for when a
-	 * task whose switch-in is missing came on the CPU */
-	int32_t *ev_tid;
-	uint64_t *ev_ts, *other_ts;
+	/* per CPU: the current task and the last switch, the task of the
+	 * latest event and the latest event of another: bounds for when a task
+	 * whose switch-in is missing came on the CPU */
+	struct an_cpu *cpu;
 	size_t ncpu;
 	/* switch-outs of tasks whose switch-in is missing from the file (the
 	 * kernel does not always store a switch from idle, and a recording
@@ -388,10 +402,12 @@ struct an_sched {
 int an_sched_init(struct an_sched *s);
 int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tpp_event *ev);
 /* The same state machine fed by a column scan (an_run_cols), for callers
- * that set no_comm: an_sched_want_cols adds the fields it reads to want
- * (-ENOTSUP while task names are wanted); an_sched_feed_cols then takes
- * the runs. */
-int an_sched_want_cols(struct an_sched *s, const struct an_types *ty, uint32_t *want);
+ * that set no_comm: an_sched_want_cols adds the fields it reads to want and
+ * sets f's want and prep for r's scan (-ENOTSUP while task names are
+ * wanted, or when r's streams do not map one to a CPU); an_sched_feed_cols
+ * then takes the runs. */
+int an_sched_want_cols(struct an_sched *s, const struct an_types *ty, const struct tpp_reader *r, uint32_t *want,
+		       struct an_filter *f);
 int an_sched_feed_cols(struct an_sched *s, const struct tpp_run *runs, int n);
 /* Charges tasks still on a CPU up to end_ts. */
 void an_sched_finish(struct an_sched *s, uint64_t end_ts);

@@ -266,7 +266,7 @@ int cmd_latency(int argc, char **argv)
 		an_want_pairing(r.ty, want);
 	/* scheduler delays alone read a few numbers of every event: columns */
 	int scan = r.want_sched && !r.want_func && !r.want_io && !r.want_net &&
-		   an_sched_want_cols(&r.sched, r.ty, want) == 0;
+		   an_sched_want_cols(&r.sched, r.ty, c.r, want, &c.f) == 0;
 	if (r.want_sched && !scan)
 		an_want_sched(r.ty, want, !r.sched.no_comm);
 	for (int k = AN_BLK_INSERT; r.want_io && k <= AN_BLK_COMPLETE; k++)

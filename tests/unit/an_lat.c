@@ -35,6 +35,12 @@ static void fill(struct an_lat *l, uint64_t n, uint64_t mul)
 		an_lat_add(l, (x + 1) * mul);
 }
 
+static int cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 int main(void)
 {
 	static const double ps[] = {1, 50, 90, 99, 99.9, 100};
@@ -68,5 +74,27 @@ int main(void)
 	CHECK(an_lat_exact(&c) && an_lat_pct(&c, 50) == 3 * truth(1u << 20, 50), "exact after a free");
 	an_lat_free(&a);
 	an_lat_free(&c);
+	/* samples of 2^32 ns and more are kept apart: mixed in, small and
+	 * large distributions still give every percentile exactly */
+	for (uint64_t m = 1000; m <= 300000; m *= 300) {
+		struct an_lat d;
+		an_lat_init(&d);
+		uint64_t *all = malloc(m * sizeof(*all)), x = 12345;
+		for (uint64_t i = 0; i < m; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			all[i] = i % 5 == 0 ? (1ull << 32) + x % (1ull << 36) : x % 5000000;
+			an_lat_add(&d, all[i]);
+		}
+		qsort(all, m, sizeof(*all), cmp); /* the truth */
+		CHECK(an_lat_exact(&d) && d.max == all[m - 1] && d.min == all[0], "%llu mixed samples: exact",
+		      (unsigned long long)m);
+		for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+			uint64_t t = all[truth(m, ps[i]) - 1], g = an_lat_pct(&d, ps[i]);
+			CHECK(g == t, "%llu mixed: p%g = %llu, want %llu", (unsigned long long)m, ps[i],
+			      (unsigned long long)g, (unsigned long long)t);
+		}
+		free(all);
+		an_lat_free(&d);
+	}
 	TEST_DONE();
 }
