@@ -54,14 +54,17 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 
 /* Column decoding, for scans (tpp_scan): the same slice as arrays, each
  * event's k-th wanted numeric field in col[k] (0 when its type wants fewer
- * fields). Each array has room for DEC_SLICE entries. A wanted field that is
- * not a number is reported as damage: the scan checks the schema first. */
+ * fields). Each array has room for DEC_SLICE entries; only col[0..ncols)
+ * are written, ncols being the most fields any type wants. A wanted field
+ * that is not a number is reported as damage: the scan checks the schema
+ * first. */
 #define DEC_NCOLS TPP_SCAN_COLS
 struct dec_colbuf {
 	uint64_t *ts;
 	int32_t *tid;
 	uint16_t *type;
 	uint64_t *col[DEC_NCOLS];
+	unsigned ncols;
 };
 int dec_cols(struct tpp_chunk_dec *d, struct dec_colbuf *out, uint32_t max, struct dec_scratch *sc);
 #endif

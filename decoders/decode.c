@@ -345,22 +345,27 @@ int dec_cols(struct tpp_chunk_dec *d, struct dec_colbuf *out, uint32_t max, stru
 		for (uint32_t i = 0; i < n; i++)
 			out->tid[i] = d->thread_tid;
 	}
-	/* a type with fewer wanted fields leaves its events' higher columns 0 */
-	for (unsigned o = 0; o < DEC_NCOLS; o++)
-		memset(out->col[o], 0, n * sizeof(*out->col[o]));
 	for (uint32_t k = 1; k <= d->ntcols; k++) {
 		uint32_t b = beg[k], e = b + cnt[k];
 		struct tcols *tc = &tcs->t[k - 1];
-		if (e == b || !tc->t)
+		if (e == b)
 			continue;
+		unsigned nops = tc->t ? tc->nops : 0;
+		if (nops > out->ncols)
+			return bad(d, "a column scan got more fields than columns");
 		/* the k-th wanted field of a type goes to column k */
-		for (unsigned o = 0; o < tc->nops && o < DEC_NCOLS; o++) {
+		for (unsigned o = 0; o < nops; o++) {
 			if (tc->ft[tc->ops[o]] > TPP_F_S64)
 				return bad(d, "a column scan asked for a field that is not a number");
 			if (numbers(d, &tc->c[tc->ops[o]], sc->order + b, e - b, (uint8_t *)out->col[o],
 				    sizeof(*out->col[o])))
 				return -TPP_EBADFILE;
 		}
+		/* and a type with fewer wanted fields leaves its events' other
+		 * columns 0 */
+		for (unsigned o = nops; o < out->ncols; o++)
+			for (uint32_t j = b; j < e; j++)
+				out->col[o][sc->order[j]] = 0;
 	}
 	d->done += n;
 	return (int)n;

@@ -60,6 +60,7 @@ struct tpp_scan {
 	struct sstream *st;
 	size_t n;
 	uint32_t slice_max;
+	unsigned ncols; /* the most fields any type wants */
 	/* per thread, the producer's then the caller's: decoding scratch and
 	 * compressed bytes (tpp_r_payload_r: the reader's own buffer is not
 	 * shared between threads) */
@@ -90,7 +91,9 @@ static int stream_setup(struct tpp_scan *s, struct sstream *t)
 	size_t per = s->slice_max;
 	/* 8-byte arrays first, then tids, then types: each stays aligned */
 	size_t bytes = per * (sizeof(uint64_t) * (1 + DEC_NCOLS) + sizeof(int32_t) + sizeof(uint16_t));
-	uint8_t *m = malloc(bytes * RING);
+	/* zeroed: columns past the most any type wants are never written, and
+	 * so never touched either */
+	uint8_t *m = calloc(RING, bytes);
 	if (!m)
 		return -ENOMEM;
 	t->mem = m;
@@ -111,6 +114,7 @@ static int stream_setup(struct tpp_scan *s, struct sstream *t)
 		sl->c.type = sl->b.type;
 		for (int c = 0; c < DEC_NCOLS; c++)
 			sl->c.col[c] = sl->b.col[c];
+		sl->b.ncols = s->ncols;
 	}
 	return 0;
 }
@@ -132,7 +136,7 @@ static uint32_t trim(const struct tpp_scan *s, struct slot *sl, uint32_t n)
 		b->ts[m] = b->ts[i];
 		b->tid[m] = b->tid[i];
 		b->type[m] = b->type[i];
-		for (int c = 0; c < DEC_NCOLS; c++)
+		for (unsigned c = 0; c < b->ncols; c++)
 			b->col[c][m] = b->col[c][i];
 		m++;
 	}
@@ -549,6 +553,8 @@ int tpp_scan_open(struct tpp_scan **sp, struct tpp_reader *r, const struct tpp_s
 					goto fail;
 				}
 			}
+		if (nw > s->ncols)
+			s->ncols = nw;
 	}
 	/* streams in the order of their first chunk, as tpp_iter's cursors */
 	for (size_t i = 0; i < tpp_r_nchunks(r); i++) {

@@ -332,6 +332,8 @@ int an_sched_want_cols(struct an_sched *s, const struct an_types *ty, const stru
 	for (unsigned id = 0; id < TPP_MAX_TYPES; id++) {
 		const struct an_tinfo *ti = &ty->t[id];
 		struct an_sched_cmap *m = &s->cmap[id];
+		if (!want[id] && !ti->kind)
+			continue; /* calloc's zeroes say the same */
 		m->kind = ti->kind;
 		int sw = ti->kind == AN_SWITCH;
 		int k[3] = {col_of(ti, want[id], sw ? R_PREV_PID : R_PID), col_of(ti, want[id], R_NEXT_PID),
