@@ -81,7 +81,7 @@ $(B)/bench/%: $(B)/obj/bench/%.o $(LIBDECODE) $(LIBFORMAT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBDECODE) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 # a unit test of a piece of tracepp links that piece
 $(B)/tests/out_fast: $(B)/obj/postproc/out_fast.o
 $(B)/tests/an_lat: $(B)/obj/postproc/an_lat.o

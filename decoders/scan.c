@@ -19,6 +19,7 @@
 
 #include "tpp_decode.h"
 #include "dec_slice.h"
+#include "hugemem.h"
 
 #define RING 8 /* slices decoded ahead per stream */
 
@@ -61,6 +62,12 @@ struct tpp_scan {
 	size_t n;
 	uint32_t slice_max;
 	unsigned ncols; /* the most fields any type wants */
+	/* Every stream's ring and payload buffer and both threads' compressed
+	 * bytes in one huge-page region (sized from the index), when that is
+	 * small: faulting them in 4 KiB at a time cost a millisecond. NULL: each
+	 * from malloc, and an ended stream's freed. */
+	void *arena;
+	size_t arena_bytes;
 	/* per thread, the producer's then the caller's: decoding scratch and
 	 * compressed bytes (tpp_r_payload_r: the reader's own buffer is not
 	 * shared between threads) */
@@ -86,17 +93,21 @@ struct tpp_scan {
 	char err[768];
 };
 
+/* Bytes of one slot's arrays: 8-byte ones first, then tids, then types,
+ * so that each stays aligned. */
+static size_t slot_bytes(const struct tpp_scan *s)
+{
+	return s->slice_max * (sizeof(uint64_t) * (1 + DEC_NCOLS) + sizeof(int32_t) + sizeof(uint16_t));
+}
+
 static int stream_setup(struct tpp_scan *s, struct sstream *t)
 {
-	size_t per = s->slice_max;
-	/* 8-byte arrays first, then tids, then types: each stays aligned */
-	size_t bytes = per * (sizeof(uint64_t) * (1 + DEC_NCOLS) + sizeof(int32_t) + sizeof(uint16_t));
+	size_t per = s->slice_max, bytes = slot_bytes(s);
 	/* zeroed: columns past the most any type wants are never written, and
-	 * so never touched either */
-	uint8_t *m = calloc(RING, bytes);
-	if (!m)
+	 * so never touched either (the arena's memory is zeroed too) */
+	if (!t->mem && !(t->mem = calloc(RING, bytes)))
 		return -ENOMEM;
-	t->mem = m;
+	uint8_t *m = t->mem;
 	for (int k = 0; k < RING; k++) {
 		struct slot *sl = &t->ring[k];
 		uint8_t *p = m + bytes * (size_t)k;
@@ -166,7 +177,7 @@ static void produce(struct tpp_scan *s, struct sstream *t, struct dec_scratch *s
 {
 	uint32_t h = atomic_load_explicit(&t->head, memory_order_relaxed);
 	struct slot *sl = &t->ring[h % RING];
-	if (!t->mem && t->next < t->nchunks && stream_setup(s, t)) {
+	if (!t->ring[0].c.ts && t->next < t->nchunks && stream_setup(s, t)) {
 		/* the stream is given up: the next slot says it ended */
 		damage(sl, -ENOMEM, "out of memory");
 		t->next = t->nchunks;
@@ -178,7 +189,8 @@ static void produce(struct tpp_scan *s, struct sstream *t, struct dec_scratch *s
 			if (t->next >= t->nchunks) {
 				sl->n = 0;
 				t->done = 1;
-				free(t->buf);
+				if (!s->arena)
+					free(t->buf);
 				t->buf = NULL;
 				tpp_dec_end(&t->dec);
 				break;
@@ -344,7 +356,8 @@ static int advance(struct tpp_scan *s, size_t k)
 	}
 	if (sl->n == 0) {
 		/* the producer is done with this stream */
-		free(t->mem);
+		if (!s->arena)
+			free(t->mem);
 		t->mem = NULL;
 		return 0;
 	}
@@ -529,6 +542,56 @@ int tpp_scan_runs(struct tpp_scan *s, struct tpp_run *runs, int max)
 	return nr;
 }
 
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+/* Places every stream's buffers in one region when they fit ARENA_MAX:
+ * a payload buffer as large as the stream's largest chunk (so it never
+ * grows), the ring, and the compressed bytes of the largest chunk per
+ * thread. Without it, each comes from malloc as needed. */
+#define ARENA_MAX ((size_t)64 << 20)
+static void arena(struct tpp_scan *s)
+{
+	size_t total = 0, zmax = 1, ring = RING * slot_bytes(s);
+	for (size_t k = 0; k < s->n; k++) {
+		struct sstream *t = &s->st[k];
+		t->cap = 1;
+		for (size_t i = 0; i < t->nchunks; i++) {
+			const struct tpp_chunk *c = tpp_r_chunk(s->r, t->chunks[i]);
+			/* the reader checked every chunk header against these:
+			 * raw_size at most TPP_CHUNK_RAW_MAX, comp_size at most
+			 * LZ4's bound for it, so the buffers never have to grow */
+			if (c->raw_size > t->cap)
+				t->cap = c->raw_size;
+			if (c->comp_size > zmax)
+				zmax = c->comp_size;
+		}
+		total += align64(ring) + align64(t->cap);
+		if (total > ARENA_MAX)
+			break;
+	}
+	total += 2 * align64(zmax);
+	uint8_t *p = total <= ARENA_MAX ? hm_alloc(total) : NULL;
+	if (!p) {
+		for (size_t k = 0; k < s->n; k++)
+			s->st[k].cap = 0;
+		return;
+	}
+	s->arena = p;
+	s->arena_bytes = total;
+	for (size_t k = 0; k < s->n; k++) {
+		struct sstream *t = &s->st[k];
+		t->mem = p;
+		p += align64(ring);
+		t->buf = p;
+		p += align64(t->cap);
+	}
+	for (int i = 0; i < 2; i++) {
+		s->z[i].p = p;
+		s->z[i].cap = zmax;
+		p += align64(zmax);
+	}
+}
+
 int tpp_scan_open(struct tpp_scan **sp, struct tpp_reader *r, const struct tpp_scan_opts *o)
 {
 	*sp = NULL;
@@ -601,6 +664,7 @@ int tpp_scan_open(struct tpp_scan **sp, struct tpp_reader *r, const struct tpp_s
 		goto fail;
 	for (size_t k = 0; k < s->n; k++)
 		s->fill[s->nfill++] = (uint32_t)(s->n - 1 - k);
+	arena(s);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (s->o.threads != 1 && ncpu > 1 && s->n) {
 		pthread_mutex_init(&s->m, NULL);
@@ -664,8 +728,10 @@ void tpp_scan_close(struct tpp_scan *s)
 	for (size_t k = 0; k < s->n; k++) {
 		struct sstream *t = &s->st[k];
 		free(t->chunks);
-		free(t->buf);
-		free(t->mem);
+		if (!s->arena) {
+			free(t->buf);
+			free(t->mem);
+		}
 		tpp_dec_end(&t->dec);
 	}
 	for (int i = 0; i < 2; i++) {
@@ -673,8 +739,11 @@ void tpp_scan_close(struct tpp_scan *s)
 			free(s->sc[i]->start);
 		free(s->sc[i]);
 	}
-	free(s->z[0].p);
-	free(s->z[1].p);
+	if (!s->arena) {
+		free(s->z[0].p);
+		free(s->z[1].p);
+	}
+	hm_free(s->arena, s->arena_bytes);
 	free(s->st);
 	free(s->heap);
 	free(s->fill);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze.h"
+#include "hugemem.h"
 
 /* Sample slots allocated by all distributions of the process together
  * (capacity, so that adding a sample needs no global count). */
@@ -20,10 +21,30 @@ void an_lat_init(struct an_lat *l)
 	l->min = UINT64_MAX;
 }
 
+/* Past this size the exact samples move to a huge-page region as large as
+ * the budget, where they grow without copies and fault 2 MiB at a time.
+ * At most HUGE_REGS distributions do, so that rounding each up to 2 MiB
+ * adds at most 16 MiB however many functions a file has. */
+#define HUGE_FROM ((size_t)256 << 10)
+#define HUGE_REGS 8
+#define VREG ((size_t)AN_LAT_BUDGET * sizeof(uint32_t))
+static int hugeregs;
+
+static void free_v(struct an_lat *l)
+{
+	if (l->vreg) {
+		hm_free(l->v, l->vreg);
+		hugeregs--;
+	} else
+		free(l->v);
+	l->v = NULL;
+	l->vreg = 0;
+}
+
 void an_lat_free(struct an_lat *l)
 {
 	held -= l->cap + l->bigcap;
-	free(l->v);
+	free_v(l);
 	free(l->big);
 	free(l->srt);
 	free(l->fine);
@@ -61,6 +82,7 @@ static uint64_t fine_upper(unsigned b)
 	return ((top + 1) << sh) - 1;
 }
 
+
 static void go_inexact(struct an_lat *l)
 {
 	l->fine = calloc(NFINE + 2 * SUB, sizeof(uint64_t));
@@ -71,23 +93,36 @@ static void go_inexact(struct an_lat *l)
 	for (size_t i = 0; i < l->nbig; i++)
 		l->fine[fine_bucket(l->big[i])]++;
 	held -= l->cap + l->bigcap;
-	free(l->v);
+	free_v(l);
 	free(l->big);
-	l->v = NULL;
 	l->big = NULL;
 	l->n = l->cap = l->nbig = l->bigcap = 0;
 }
 
+
 /* Room for one more sample in an array of elem-byte slots: 0, or -1 over
- * the budget or out of memory. */
-static int room_for(void *arr, size_t *cap, size_t n, size_t elem)
+ * the budget or out of memory. *reg: the array's huge-page region size (0:
+ * malloc'd), or NULL for an array that stays malloc'd. */
+static int room_for(void *arr, size_t *cap, size_t n, size_t elem, size_t *reg)
 {
 	if (n < *cap)
 		return 0;
 	size_t nc = *cap ? *cap * 2 : 64;
 	if (held + nc - *cap > AN_LAT_BUDGET)
 		nc = *cap + (AN_LAT_BUDGET > held ? AN_LAT_BUDGET - held : 0);
-	void *nv = nc > *cap ? realloc(*(void **)arr, nc * elem) : NULL;
+	if (nc <= *cap)
+		return -1;
+	void *nv = NULL;
+	if (reg && *reg) {
+		nv = nc * elem <= *reg ? *(void **)arr : NULL;
+	} else if (reg && nc * elem >= HUGE_FROM && nc * elem <= VREG && hugeregs < HUGE_REGS && (nv = hm_alloc(VREG))) {
+		memcpy(nv, *(void **)arr, n * elem);
+		free(*(void **)arr);
+		*reg = VREG;
+		hugeregs++;
+	} else {
+		nv = realloc(*(void **)arr, nc * elem);
+	}
 	if (!nv)
 		return -1;
 	held += nc - *cap;
@@ -95,6 +130,7 @@ static int room_for(void *arr, size_t *cap, size_t n, size_t elem)
 	*cap = nc;
 	return 0;
 }
+
 
 void an_lat_add_slow(struct an_lat *l, uint64_t v)
 {
@@ -106,7 +142,8 @@ void an_lat_add_slow(struct an_lat *l, uint64_t v)
 	if (l->count != l->n + l->nbig + 1) /* already inexact without fine buckets */
 		return;
 	int big = v >> 32 != 0;
-	if (big ? room_for(&l->big, &l->bigcap, l->nbig, sizeof(*l->big)) : room_for(&l->v, &l->cap, l->n, sizeof(*l->v))) {
+	if (big ? room_for(&l->big, &l->bigcap, l->nbig, sizeof(*l->big), NULL)
+		: room_for(&l->v, &l->cap, l->n, sizeof(*l->v), &l->vreg)) {
 		/* over the budget, or out of memory */
 		go_inexact(l);
 		if (l->fine)

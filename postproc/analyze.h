@@ -108,6 +108,7 @@ struct an_lat {
 	 * rare longer ones apart. */
 	uint32_t *v;
 	size_t n, cap;
+	size_t vreg;       /* v's huge-page region, 0 when malloc'd */
 	uint64_t *big;
 	size_t nbig, bigcap;
 	uint64_t *srt;     /* all samples sorted, for small distributions */

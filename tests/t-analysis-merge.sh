@@ -104,7 +104,9 @@ test_expect 'memory stays bounded as the file grows (replay, sched: 0.5M vs 4M e
 		/usr/bin/time -f %M -o ms "$TRACEPP" $c s.tpp >/dev/null 2>&1 &&
 		/usr/bin/time -f %M -o ml "$TRACEPP" $c l.tpp >/dev/null 2>&1 &&
 		echo "$c: max RSS $(cat ms) KiB at 0.5M events, $(cat ml) KiB at 4M" &&
-		[ "$(cat ml)" -lt $(( $(cat ms) * 3 / 2 + 4096 )) ] || exit 1
+		# + 6 MiB: sched keeps three latency distributions, each of
+		# which may have moved to a 2 MiB huge page (an_lat.c)
+		[ "$(cat ml)" -lt $(( $(cat ms) * 3 / 2 + 4096 + 6144 )) ] || exit 1
 	done
 '
 test_expect 'memory per stream stays small: 1024 thread streams replay in under 64 MiB' '
