@@ -35,8 +35,9 @@ static void free_v(struct an_lat *l)
 	if (l->vreg) {
 		hm_free(l->v, l->vreg);
 		hugeregs--;
-	} else
+	} else {
 		free(l->v);
+	}
 	l->v = NULL;
 	l->vreg = 0;
 }
