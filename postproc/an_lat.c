@@ -247,7 +247,8 @@ static uint64_t sorted_rank(struct an_lat *l, uint64_t rank)
 			return l->max; /* out of memory: an upper bound */
 		for (size_t i = 0; i < l->n; i++)
 			l->srt[i] = l->v[i];
-		memcpy(l->srt + l->n, l->big, l->nbig * sizeof(*l->big));
+		if (l->nbig)
+			memcpy(l->srt + l->n, l->big, l->nbig * sizeof(*l->big));
 		radix_sort(l->srt, total);
 		l->sorted = 1;
 	}
