@@ -1,5 +1,6 @@
 /* Latency distributions: exact percentiles from the samples themselves
  * while they fit a global budget, a log-linear histogram past it. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@ void an_lat_init(struct an_lat *l)
 #define VREG ((size_t)AN_LAT_BUDGET * sizeof(uint32_t))
 static int hugeregs;
 
+static void drop_picks(struct an_lat *l);
+
 static void free_v(struct an_lat *l)
 {
 	if (l->vreg) {
@@ -50,6 +53,8 @@ void an_lat_free(struct an_lat *l)
 	free(l->srt);
 	free(l->fine);
 	free(l->sel);
+	drop_picks(l);
+	free(l->pick);
 	an_lat_init(l);
 }
 
@@ -61,15 +66,6 @@ static unsigned fine_bucket(uint64_t v)
 	unsigned e = 63 - __builtin_clzll(v); /* >= SUB_BITS + 1 */
 	unsigned sh = e - SUB_BITS;
 	return (e - SUB_BITS) * SUB + (unsigned)(v >> sh);
-}
-
-/* Smallest value that falls into bucket b. */
-static uint64_t fine_lower(unsigned b)
-{
-	if (b < 2 * SUB)
-		return b;
-	unsigned sh = b / SUB - 1;
-	return (b - (uint64_t)sh * SUB) << sh;
 }
 
 /* Largest value that falls into bucket b. */
@@ -255,6 +251,75 @@ static uint64_t sorted_rank(struct an_lat *l, uint64_t rank)
 	return l->srt[rank - 1];
 }
 
+#define NPICK 8
+static void drop_picks(struct an_lat *l)
+{
+	for (unsigned i = 0; i < l->npick; i++)
+		free(l->pick[i].v);
+	l->npick = 0;
+}
+
+/* The bucket holding the rank-th sample, and the samples below it. */
+static unsigned bucket_of(const struct an_lat *l, uint64_t rank, uint64_t *below)
+{
+	unsigned b = 0;
+	*below = 0;
+	while (*below + l->sel[b] < rank)
+		*below += l->sel[b++];
+	return b;
+}
+
+/* Gathers and sorts the buckets of rank and of the percentiles commands
+ * print, in one pass over the samples. 0 or -ENOMEM. */
+static int gather(struct an_lat *l, uint64_t rank)
+{
+	static const double std[] = {50, 90, 99, 99.9};
+	uint64_t total = l->n + l->nbig, ranks[1 + sizeof(std) / sizeof(std[0])];
+	unsigned nr = 0, first = l->npick;
+	ranks[nr++] = rank;
+	for (size_t i = 0; i < sizeof(std) / sizeof(std[0]); i++) {
+		uint64_t r = (uint64_t)ceil(std[i] / 100.0 * (double)total);
+		ranks[nr++] = r < 1 ? 1 : r > total ? total : r;
+	}
+	if (!l->pick && !(l->pick = calloc(NPICK, sizeof(*l->pick))))
+		return -ENOMEM;
+	/* slot + 1 of each bucket to gather, 0 for the others */
+	uint8_t *slot = calloc(NFINE + 2 * SUB, 1);
+	if (!slot)
+		return -ENOMEM;
+	for (unsigned i = 0; i < l->npick; i++)
+		slot[l->pick[i].b] = 0xff; /* already there */
+	for (unsigned i = 0; i < nr && l->npick < NPICK; i++) {
+		uint64_t below;
+		unsigned b = bucket_of(l, ranks[i], &below);
+		if (slot[b])
+			continue;
+		struct an_lat_pick *k = &l->pick[l->npick];
+		if (!(k->v = malloc(((size_t)l->sel[b] ? l->sel[b] : 1) * sizeof(*k->v)))) {
+			free(slot);
+			return -ENOMEM;
+		}
+		k->b = b;
+		k->below = below;
+		k->n = 0;
+		slot[b] = (uint8_t)(++l->npick);
+	}
+	for (size_t i = 0; i < total; i++) {
+		uint64_t x = i < l->n ? l->v[i] : l->big[i - l->n];
+		uint8_t k = slot[fine_bucket(x)];
+		if (__builtin_expect(k && k != 0xff, 0))
+			l->pick[k - 1].v[l->pick[k - 1].n++] = x;
+	}
+	for (unsigned i = first; i < l->npick; i++)
+		radix_sort(l->pick[i].v, l->pick[i].n);
+	free(slot);
+	return 0;
+}
+
+/* The rank-th smallest sample (1-based). Sorting every sample cost more
+ * than the analysis that gathered them: one pass counts them per bucket
+ * (1/128 of a power of two wide), one more gathers the buckets of the
+ * ranks asked for, and only those are sorted. */
 static uint64_t exact_rank(struct an_lat *l, uint64_t rank)
 {
 	size_t total = l->n + l->nbig;
@@ -263,6 +328,7 @@ static uint64_t exact_rank(struct an_lat *l, uint64_t rank)
 	if (!l->sel || l->sel_n != total) {
 		if (!l->sel && !(l->sel = malloc((NFINE + 2 * SUB) * sizeof(*l->sel))))
 			return sorted_rank(l, rank);
+		drop_picks(l);
 		memset(l->sel, 0, (NFINE + 2 * SUB) * sizeof(*l->sel));
 		for (size_t i = 0; i < l->n; i++)
 			l->sel[fine_bucket(l->v[i])]++;
@@ -270,30 +336,18 @@ static uint64_t exact_rank(struct an_lat *l, uint64_t rank)
 			l->sel[fine_bucket(l->big[i])]++;
 		l->sel_n = total;
 	}
-	unsigned b = 0;
-	uint64_t below = 0;
-	while (below + l->sel[b] < rank)
-		below += l->sel[b++];
-	uint64_t lo = fine_lower(b), w = fine_upper(b) - lo;
-	/* one slot more: every sample is written, in range or not */
-	uint64_t *in = malloc(((size_t)l->sel[b] + 1) * sizeof(*in));
-	if (!in)
-		return sorted_rank(l, rank);
-	size_t m = 0;
-	for (size_t i = 0; i < l->n; i++) {
-		uint64_t x = l->v[i];
-		in[m] = x;
-		m += x - lo <= w;
+	uint64_t below;
+	unsigned b = bucket_of(l, rank, &below);
+	for (int tries = 0; tries < 2; tries++) {
+		for (unsigned i = 0; i < l->npick; i++)
+			if (l->pick[i].b == b)
+				return l->pick[i].v[rank - below - 1];
+		if (tries || l->npick == NPICK)
+			drop_picks(l);
+		if (gather(l, rank))
+			break;
 	}
-	for (size_t i = 0; i < l->nbig; i++) {
-		uint64_t x = l->big[i];
-		in[m] = x;
-		m += x - lo <= w;
-	}
-	radix_sort(in, m);
-	uint64_t r = in[rank - below - 1];
-	free(in);
-	return r;
+	return sorted_rank(l, rank);
 }
 
 uint64_t an_lat_pct(struct an_lat *l, double p)

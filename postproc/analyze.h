@@ -118,6 +118,13 @@ struct an_lat {
 	 * is found in its bucket instead of by sorting every sample */
 	uint32_t *sel;
 	size_t sel_n;
+	/* buckets gathered and sorted, with the samples below each: the
+	 * percentiles a command prints come from one pass over the samples */
+	struct an_lat_pick {
+		uint32_t b, n;
+		uint64_t below, *v;
+	} *pick;
+	unsigned npick;
 };
 void an_lat_init(struct an_lat *l);
 void an_lat_free(struct an_lat *l);
