@@ -300,15 +300,22 @@ static int col_of(const struct an_tinfo *ti, uint32_t want, int role)
 static void prep(void *ctx, struct tpp_slice *sl, void *state)
 {
 	const struct an_sched *s = ctx;
-	struct an_cpu *c = state; /* zeroed by the scan: not seen yet */
+	/* the CPU's state and the arrays in locals: the stores below could
+	 * alias them, and reloading each per event showed */
+	struct an_cpu c = *(struct an_cpu *)state; /* zeroed by the scan: not seen yet */
 	int cpu = sl->cpu >= 0 && sl->cpu <= 65535;
-	for (uint32_t i = 0; i < sl->n; i++) {
-		const struct an_sched_cmap *m = &s->cmap[sl->type[i] < TPP_MAX_TYPES ? sl->type[i] : 0];
-		uint64_t a = sl->col[m->col[0]][i], b = sl->col[m->col[1]][i], st = sl->col[m->col[2]][i];
-		sl->col[1][i] = cpu ? cpu_step(c, m->kind, sl->ts[i], sl->tid[i], (int32_t)a, (int32_t)b) : 0;
-		sl->type[i] = (uint16_t)(m->kind | (st & STATE_MASK ? PREP_VOLUNTARY : 0));
-		sl->col[0][i] = (uint32_t)a | (uint64_t)(uint32_t)b << 32;
+	const uint64_t *col[TPP_SCAN_COLS] = {sl->col[0], sl->col[1], sl->col[2], sl->col[3]}, *ts = sl->ts;
+	uint64_t *ab = sl->col[0], *since = sl->col[1];
+	const int32_t *tid = sl->tid;
+	uint16_t *type = sl->type;
+	for (uint32_t i = 0, n = sl->n; i < n; i++) {
+		const struct an_sched_cmap *m = &s->cmap[type[i] < TPP_MAX_TYPES ? type[i] : 0];
+		uint64_t a = col[m->col[0]][i], b = col[m->col[1]][i], st = col[m->col[2]][i];
+		since[i] = cpu ? cpu_step(&c, m->kind, ts[i], tid[i], (int32_t)a, (int32_t)b) : 0;
+		type[i] = (uint16_t)(m->kind | (st & STATE_MASK ? PREP_VOLUNTARY : 0));
+		ab[i] = (uint32_t)a | (uint64_t)(uint32_t)b << 32;
 	}
+	*(struct an_cpu *)state = c;
 }
 
 int an_sched_want_cols(struct an_sched *s, const struct an_types *ty, const struct tpp_reader *r, uint32_t *want,
@@ -353,11 +360,14 @@ int an_sched_want_cols(struct an_sched *s, const struct an_types *ty, const stru
 int an_sched_feed_cols(struct an_sched *s, const struct tpp_run *runs, int n)
 {
 	for (int r = 0; r < n; r++) {
+		/* in locals: step's stores could alias the slice's pointers */
 		const struct tpp_cols *c = runs[r].c;
-		for (uint32_t i = runs[r].from; i < runs[r].to; i++) {
-			uint64_t ab = c->col[0][i];
-			int rc = step(s, c->type[i] & 0xff, c->ts[i], c->cpu, (uint32_t)ab, ab >> 32,
-				      c->type[i] >> 8, c->col[1][i], NULL, NULL);
+		const uint64_t *ts = c->ts, *ab = c->col[0], *since = c->col[1];
+		const uint16_t *ty = c->type;
+		const int32_t cpu = c->cpu;
+		for (uint32_t i = runs[r].from, e = runs[r].to; i < e; i++) {
+			int rc = step(s, ty[i] & 0xff, ts[i], cpu, (uint32_t)ab[i], ab[i] >> 32, ty[i] >> 8, since[i],
+				      NULL, NULL);
 			if (rc)
 				return rc;
 		}
