@@ -6,11 +6,12 @@
 #     (w-pingpong: sched events, all CPUs)
 #  3. tracepp latency --sched vs perf sched latency (same recordings)
 #  4. peak RSS of replay, latency and sched on a BIG-event synthetic file.
+# Each comparison alternates the two tools' runs and takes medians.
 # Usage: bench/b-analysis.sh [BUILD_DIR]  (N calls, ROUNDS ping-pongs, BIG, RUNS)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-${TPP_B:-$TOP/build}}" && pwd)
-N=${N:-1000000} ROUNDS=${ROUNDS:-100000} BIG=${BIG:-100000000} RUNS=${RUNS:-5}
+N=${N:-1000000} ROUNDS=${ROUNDS:-100000} BIG=${BIG:-100000000} RUNS=${RUNS:-7}
 W=$(mktemp -d /tmp/b-analysis.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 TPP=$B/tracepp
@@ -20,6 +21,21 @@ ns() { date +%s%N; }
 now_us() { REPLY=${EPOCHREALTIME//[.,]/}; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 wall() { for i in $(seq "$RUNS"); do now_us; t0=$REPLY; "$@" >/dev/null 2>&1; now_us; echo $(((REPLY - t0) * 1000)); done | median; }
+# pair CMD_A... -- CMD_B...: the two run alternately RUNS times; TA and TB
+# are their median wall times in ns. Alternating spreads the drift of this
+# shared machine over both tools, where all of A then all of B did not.
+pair() {
+	local a=() ta tb i t0
+	while [ "$1" != -- ]; do a+=("$1"); shift; done
+	shift
+	ta=$(mktemp) tb=$(mktemp)
+	for i in $(seq "$RUNS"); do
+		now_us; t0=$REPLY; "${a[@]}" >/dev/null 2>&1; now_us; echo $(((REPLY - t0) * 1000)) >>"$ta"
+		now_us; t0=$REPLY; "$@" >/dev/null 2>&1; now_us; echo $(((REPLY - t0) * 1000)) >>"$tb"
+	done
+	TA=$(median <"$ta") TB=$(median <"$tb")
+	rm -f "$ta" "$tb"
+}
 rate() { python3 -c "import sys; print('%.2f' % (int(sys.argv[1]) / (int(sys.argv[2]) / 1e9) / 1e6))" "$1" "$2"; }
 ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print('%.1fx' % (a / b) if b else 'n/a')" "$1" "$2"; }
 events() { "$TPP" info "$1" | awk '/^events:/ {print $2}'; }
@@ -34,18 +50,17 @@ floor() { [ -x "$B/bench/tpp-bench" ] || { echo n/a; return; }
 "$B/tracerec" record -q -o "$W/f.tpp" -- "$B/samples/s-calls-pg" "$N" >/dev/null 2>&1
 ev=$(events "$W/f.tpp")
 echo "b-analysis: decoder alone (tpp-bench decode sorted): $(floor "$W/f.tpp") M ev/s on the replay file"
-t=$(wall "$TPP" replay "$W/f.tpp")
-tp=$(rate "$ev" "$t")
 if command -v uftrace >/dev/null; then
 	uftrace record --no-libcall --no-event -d "$W/uf" "$B/samples/s-calls-pg" "$N" >/dev/null 2>&1
 	# uftrace folds a leaf call into one line: count the records behind
 	# the lines (2 for "f();", 1 for "f() {" and "}")
 	uev=$(uftrace replay -d "$W/uf" 2>/dev/null | awk -F'|' 'NF > 1 {n += ($2 ~ /\);/) ? 2 : 1} END {print n + 0}')
-	ut=$(wall uftrace replay -d "$W/uf")
-	up=$(rate "$uev" "$ut")
+	pair "$TPP" replay "$W/f.tpp" -- uftrace replay -d "$W/uf"
+	tp=$(rate "$ev" "$TA")
+	up=$(rate "$uev" "$TB")
 	echo "b-analysis: replay: tracepp $tp M ev/s ($ev events), uftrace replay $up M ev/s ($uev records): $(ratio "$tp" "$up")"
 else
-	echo "b-analysis: replay: tracepp $tp M ev/s; uftrace not installed"
+	echo "b-analysis: replay: tracepp $(rate "$ev" "$(wall "$TPP" replay "$W/f.tpp")") M ev/s; uftrace not installed"
 fi
 
 # 2. sorted dump of kernel events
@@ -65,9 +80,9 @@ if command -v trace-cmd >/dev/null; then
 		tev=$(trace-cmd report -i "$W/tc.dat" 2>/dev/null | grep -c 'sched_')
 	done
 	if [ "$tev" -gt 0 ]; then
-		tt=$(wall trace-cmd report -i "$W/tc.dat")
-		tcp=$(rate "$tev" "$tt")
-		line="$line, trace-cmd report $tcp M ev/s ($tev): $(ratio "$dp" "$tcp")"
+		pair "$TPP" dump --sorted "$W/s.tpp" -- trace-cmd report -i "$W/tc.dat"
+		tcp=$(rate "$tev" "$TB")
+		line="$line, trace-cmd report $tcp M ev/s ($tev): $(ratio "$(rate "$ev" "$TA")" "$tcp")"
 	else
 		line="$line, trace-cmd record refused on this kernel (no report to time)"
 	fi
@@ -75,21 +90,21 @@ fi
 if command -v perf >/dev/null; then
 	perf sched record -q -o "$W/perf.data" -- "$B/samples/w-pingpong" "$ROUNDS" >/dev/null 2>&1
 	pev=$(perf script -i "$W/perf.data" 2>/dev/null | wc -l)
-	pt=$(wall perf script -i "$W/perf.data")
-	pp=$(rate "$pev" "$pt")
-	line="$line, perf script $pp M ev/s ($pev): $(ratio "$dp" "$pp")"
+	pair "$TPP" dump --sorted "$W/s.tpp" -- perf script -i "$W/perf.data"
+	pp=$(rate "$pev" "$TB")
+	line="$line, perf script $pp M ev/s ($pev): $(ratio "$(rate "$ev" "$TA")" "$pp")"
 fi
 echo "$line"
 
 # 3. scheduler latency
 echo "b-analysis: decoder alone (tpp-bench decode sorted): $(floor "$W/s.tpp") M ev/s on the sched file"
-t=$(wall "$TPP" latency --sched --no-hist "$W/s.tpp")
-lp=$(rate "$ev" "$t")
-line="b-analysis: sched latency: tracepp latency --sched $lp M ev/s"
 if [ -e "$W/perf.data" ]; then
-	pt=$(wall perf sched latency -i "$W/perf.data")
-	pl=$(rate "$pev" "$pt")
-	line="$line, perf sched latency $pl M ev/s: $(ratio "$lp" "$pl")"
+	pair "$TPP" latency --sched --no-hist "$W/s.tpp" -- perf sched latency -i "$W/perf.data"
+	lp=$(rate "$ev" "$TA")
+	pl=$(rate "$pev" "$TB")
+	line="b-analysis: sched latency: tracepp latency --sched $lp M ev/s, perf sched latency $pl M ev/s: $(ratio "$lp" "$pl")"
+else
+	line="b-analysis: sched latency: tracepp latency --sched $(rate "$ev" "$(wall "$TPP" latency --sched --no-hist "$W/s.tpp")") M ev/s"
 fi
 echo "$line"
 

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The column scan's second thread under ThreadSanitizer: the scan read in
+# step with tpp_iter (tests/unit/roundtrip.c) and over thousands of damaged
+# files (tests/unit/robust.c), both thread modes, built from the sources
+# with -fsanitize=thread: any data race is a report, and a failure here.
+# san: skip
+. "$(dirname "$0")/lib.sh"
+
+build() { cc -std=gnu11 -O1 -g -fsanitize=thread -D_GNU_SOURCE -I"$TOP/format" -I"$TOP/decoders" \
+	-I"$TOP/tests/unit" $(pkg-config --cflags libcbor liblz4) -o "$2" "$TOP/tests/unit/$1.c" \
+	"$TOP"/format/*.c "$TOP"/decoders/*.c $(pkg-config --libs libcbor liblz4) -lpthread -lm; }
+
+for t in roundtrip robust; do
+	test_expect "$t.c under ThreadSanitizer: no data race, every check passes" '
+		build '"$t"' ./'"$t"' && TSAN_OPTIONS=halt_on_error=1 ./'"$t"' >out 2>&1; rc=$?
+		tail -3 out; [ $rc = 0 ] && ! grep -q "ThreadSanitizer" out && grep -q " 0 failed" out
+	'
+done
+test_done
