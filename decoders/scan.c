@@ -10,7 +10,6 @@
  * than it saved. The merge order is tpp_iter's: time, then stream index. */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include "tpp_decode.h"
 #include "dec_slice.h"
 #include "hugemem.h"
+#include "spawn.h"
 
 #define RING 8 /* slices decoded ahead per stream */
 
@@ -85,8 +85,7 @@ struct tpp_scan {
 	struct tpp_iter_stats stats;
 	/* the producer thread */
 	int threaded;
-	cpu_set_t cpus; /* ours, which the producer gets once started */
-	pthread_t thr;
+	struct spawn thr;
 	pthread_mutex_t m;
 	pthread_cond_t pcv, ccv;
 	_Atomic int stop, psleep, csleep;
@@ -264,8 +263,6 @@ static int room(struct tpp_scan *s, uint32_t fill)
 static void *producer(void *arg)
 {
 	struct tpp_scan *s = arg;
-	if (CPU_COUNT(&s->cpus))
-		pthread_setaffinity_np(pthread_self(), sizeof(s->cpus), &s->cpus);
 	for (;;) {
 		int did = 0, live = 0;
 		for (size_t k = 0; k < s->n; k++) {
@@ -671,22 +668,7 @@ int tpp_scan_open(struct tpp_scan **sp, struct tpp_reader *r, const struct tpp_s
 		pthread_cond_init(&s->pcv, NULL);
 		pthread_cond_init(&s->ccv, NULL);
 		s->threaded = 1;
-		/* Started on another CPU than ours: left to the scheduler, a new
-		 * thread often waited for the next load balancing tick (1.5 to
-		 * 3.5 ms here) on our busy CPU. It frees itself once it runs. */
-		pthread_attr_t at;
-		pthread_attr_init(&at);
-		if (!sched_getaffinity(0, sizeof(s->cpus), &s->cpus)) {
-			cpu_set_t other = s->cpus;
-			int me = sched_getcpu();
-			if (me >= 0 && me < CPU_SETSIZE)
-				CPU_CLR(me, &other);
-			if (CPU_COUNT(&other))
-				pthread_attr_setaffinity_np(&at, sizeof(other), &other);
-		}
-		int e = pthread_create(&s->thr, &at, producer, s);
-		pthread_attr_destroy(&at);
-		if (e) {
+		if (spawn_elsewhere(&s->thr, producer, s)) {
 			/* no thread: the caller decodes, as on one CPU */
 			s->threaded = 0;
 			pthread_mutex_destroy(&s->m);
@@ -720,7 +702,7 @@ void tpp_scan_close(struct tpp_scan *s)
 		atomic_store(&s->stop, 1);
 		pthread_cond_signal(&s->pcv);
 		pthread_mutex_unlock(&s->m);
-		pthread_join(s->thr, NULL);
+		spawn_join(&s->thr);
 		pthread_mutex_destroy(&s->m);
 		pthread_cond_destroy(&s->pcv);
 		pthread_cond_destroy(&s->ccv);

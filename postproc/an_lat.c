@@ -7,6 +7,7 @@
 #include <string.h>
 #include "analyze.h"
 #include "hugemem.h"
+#include "spawn.h"
 
 /* Sample slots allocated by all distributions of the process together
  * (capacity, so that adding a sample needs no global count). */
@@ -399,4 +400,48 @@ char *an_lat_hist_json(const struct an_lat *l)
 	}
 	snprintf(s + n, cap - n, "]");
 	return s;
+}
+
+/* Percentiles of several distributions ahead, on two threads. */
+struct warm_job {
+	struct an_lat *const *ls;
+	const uint8_t *mine; /* 1: the helper thread's distribution */
+	size_t n;
+	uint8_t who;
+};
+
+static void *warm(void *p)
+{
+	const struct warm_job *j = p;
+	for (size_t i = 0; i < j->n; i++)
+		if (j->mine[i] == j->who && j->ls[i]->count && an_lat_exact(j->ls[i]))
+			an_lat_pct(j->ls[i], 50); /* counts, and the printed percentiles' buckets */
+	return NULL;
+}
+
+void an_lat_prepare(struct an_lat *const *ls, size_t n)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += ls[i]->n + ls[i]->nbig;
+	uint8_t *mine = n > 1 && total >= 65536 ? calloc(n, 1) : NULL;
+	if (!mine)
+		return; /* too little to share: an_lat_pct does it when asked */
+	/* the helper takes distributions until it holds about half the samples */
+	size_t half = 0;
+	for (size_t i = 0; i < n; i++)
+		if (half + ls[i]->n + ls[i]->nbig <= total / 2) {
+			half += ls[i]->n + ls[i]->nbig;
+			mine[i] = 1;
+		}
+	struct warm_job helper = {ls, mine, n, 1}, self = {ls, mine, n, 0};
+	struct spawn sp;
+	if (spawn_elsewhere(&sp, warm, &helper))
+		helper.who = 0; /* no thread: all of it here */
+	warm(&self);
+	if (helper.who)
+		spawn_join(&sp);
+	else
+		warm(&(struct warm_job){ls, mine, n, 1});
+	free(mine);
 }

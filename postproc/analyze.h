@@ -157,6 +157,10 @@ int an_lat_exact(const struct an_lat *l);
 /* Nearest-rank percentile p (0 < p <= 100). Exact: counts the samples per
  * log-linear bucket once, then sorts only the rank's bucket. */
 uint64_t an_lat_pct(struct an_lat *l, double p);
+/* Readies the percentiles commands print (p50, p90, p99, p99.9) of n
+ * distributions at once, sharing the work with a second thread when there
+ * is enough of it; an_lat_pct then only looks them up. Optional. */
+void an_lat_prepare(struct an_lat *const *ls, size_t n);
 static inline uint64_t an_lat_avg(const struct an_lat *l)
 {
 	return l->count ? (uint64_t)((long double)l->sum / l->count) : 0;

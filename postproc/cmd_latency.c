@@ -326,6 +326,12 @@ int cmd_latency(int argc, char **argv)
 		snprintf(w->name, sizeof(w->name), "%s queue", r.net.d[i].name);
 		w->l = &r.net.d[i].qlat;
 	}
+	struct an_lat **ls = malloc((nrows ? nrows : 1) * sizeof(*ls));
+	for (size_t i = 0; ls && i < nrows; i++)
+		ls[i] = rows[i].l;
+	if (ls)
+		an_lat_prepare(ls, nrows);
+	free(ls);
 	struct table *t = tbl_open(stdout, c.fmt, cols, sizeof(cols) / sizeof(cols[0]));
 	for (size_t i = 0; t && i < nrows; i++) {
 		struct an_lat *l = rows[i].l;

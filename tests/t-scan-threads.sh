@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The column scan's second thread under ThreadSanitizer: the scan read in
-# step with tpp_iter (tests/unit/roundtrip.c) and over thousands of damaged
-# files (tests/unit/robust.c), both thread modes, built from the sources
-# with -fsanitize=thread: any data race is a report, and a failure here.
+# The second threads under ThreadSanitizer: the column scan read in step
+# with tpp_iter (tests/unit/roundtrip.c) and over thousands of damaged files
+# (tests/unit/robust.c), both thread modes, and latency percentiles readied
+# on two threads (tests/unit/an_lat.c), built from the sources with
+# -fsanitize=thread: any data race is a report, and a failure here.
 # san: skip
 . "$(dirname "$0")/lib.sh"
 
@@ -10,6 +11,12 @@ build() { cc -std=gnu11 -O1 -g -fsanitize=thread -D_GNU_SOURCE -I"$TOP/format" -
 	-I"$TOP/tests/unit" $(pkg-config --cflags libcbor liblz4) -o "$2" "$TOP/tests/unit/$1.c" \
 	"$TOP"/format/*.c "$TOP"/decoders/*.c $(pkg-config --libs libcbor liblz4) -lpthread -lm; }
 
+test_expect "an_lat.c under ThreadSanitizer: percentiles readied on two threads, no data race" '
+	cc -std=gnu11 -O1 -g -fsanitize=thread -D_GNU_SOURCE -I"$TOP/format" -I"$TOP/decoders" -I"$TOP/tests/unit" \
+		-o an_lat "$TOP/tests/unit/an_lat.c" "$TOP/postproc/an_lat.c" "$TOP/format/hugemem.c" "$TOP/format/spawn.c" \
+		-lpthread -lm && TSAN_OPTIONS=halt_on_error=1 ./an_lat >out 2>&1; rc=$?
+	tail -3 out; [ $rc = 0 ] && ! grep -q "ThreadSanitizer" out && grep -q " 0 failed" out
+'
 for t in roundtrip robust; do
 	test_expect "$t.c under ThreadSanitizer: no data race, every check passes" '
 		build '"$t"' ./'"$t"' && TSAN_OPTIONS=halt_on_error=1 ./'"$t"' >out 2>&1; rc=$?

@@ -96,5 +96,23 @@ int main(void)
 		free(all);
 		an_lat_free(&d);
 	}
+	/* ready ahead on two threads: the same percentiles as asked one by one */
+	{
+		struct an_lat d[3];
+		struct an_lat *ls[3] = {&d[0], &d[1], &d[2]};
+		for (int k = 0; k < 3; k++) {
+			an_lat_init(&d[k]);
+			fill(&d[k], 60000 + 7919 * (uint64_t)k, (uint64_t)k + 1);
+		}
+		an_lat_prepare(ls, 3);
+		for (int k = 0; k < 3; k++)
+			for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+				uint64_t n = 60000 + 7919 * (uint64_t)k, t = truth(n, ps[i]) * ((uint64_t)k + 1);
+				CHECK(an_lat_pct(&d[k], ps[i]) == t, "prepared %d: p%g = %llu, want %llu", k, ps[i],
+				      (unsigned long long)an_lat_pct(&d[k], ps[i]), (unsigned long long)t);
+			}
+		for (int k = 0; k < 3; k++)
+			an_lat_free(&d[k]);
+	}
 	TEST_DONE();
 }
