@@ -198,7 +198,11 @@ static void produce(struct tpp_scan *s, struct sstream *t, struct dec_scratch *s
 			struct zbuf *z = &s->z[sc == s->sc[1]];
 			long len = tpp_r_payload_r(s->r, c, &t->buf, &t->cap, &z->p, &z->cap, sl->err, sizeof(sl->err));
 			if (len < 0) {
-				sl->n = (int)len;
+				/* the reader wrote the message, but for -ENOMEM */
+				if (len == -ENOMEM)
+					damage(sl, -ENOMEM, "out of memory");
+				else
+					sl->n = (int)len;
 				break;
 			}
 			t->dec.want = s->o.want;
