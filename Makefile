@@ -5,6 +5,8 @@ CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 B        ?= build
+# libcbor: only the unit tests that hold the reader's own CBOR decoders to it
+# use it (the linker drops it from the rest).
 PKGS     := libcbor liblz4 libdw libelf libtracefs libtraceevent
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 

@@ -139,7 +139,7 @@ static inline void cbor_head(struct buf *b, unsigned major, uint64_t v)
 	}
 	buf_put(b, h, n);
 }
-enum { CB_UINT = 0, CB_NEGINT = 1, CB_BYTES = 2, CB_TEXT = 3, CB_ARRAY = 4, CB_MAP = 5 };
+enum { CB_UINT = 0, CB_NEGINT = 1, CB_BYTES = 2, CB_TEXT = 3, CB_ARRAY = 4, CB_MAP = 5, CB_TAG = 6, CB_SIMPLE = 7 };
 static inline void cbor_uint(struct buf *b, uint64_t v) { cbor_head(b, CB_UINT, v); }
 static inline void cbor_int(struct buf *b, int64_t v)
 {

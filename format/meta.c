@@ -1,71 +1,15 @@
-/* meta — the file header and the metadata records, decoded with libcbor.
+/* meta — the file header and the metadata records, decoded with cbor_tree.
  * Unknown keys and unknown record kinds are skipped (a newer minor version
  * may add them); a known key with the wrong CBOR type makes the record, or
  * the header, invalid. */
-#include <cbor.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "cbor_tree.h"
 #include "layout.h"
 #include "reader_internal.h"
-
-static cbor_item_t *map_get(cbor_item_t *m, const char *key)
-{
-	if (!m || !cbor_isa_map(m) || !cbor_map_is_definite(m))
-		return NULL;
-	size_t n = cbor_map_size(m), kl = strlen(key);
-	struct cbor_pair *p = cbor_map_handle(m);
-	for (size_t i = 0; i < n; i++) {
-		cbor_item_t *k = p[i].key;
-		if (cbor_isa_string(k) && cbor_string_is_definite(k) && cbor_string_length(k) == kl &&
-		    !memcmp(cbor_string_handle(k), key, kl))
-			return p[i].value;
-	}
-	return NULL;
-}
-
-/* Integer of either sign; 0 with *ok = 0 when absent or not an integer. */
-static int64_t get_int(cbor_item_t *it, int *ok)
-{
-	if (it && cbor_isa_uint(it)) {
-		uint64_t v = cbor_get_int(it);
-		return (int64_t)v;
-	}
-	if (it && cbor_isa_negint(it))
-		return -1 - (int64_t)cbor_get_int(it);
-	if (ok)
-		*ok = 0;
-	return 0;
-}
-
-static char *get_str(cbor_item_t *it)
-{
-	if (!it || !cbor_isa_string(it) || !cbor_string_is_definite(it))
-		return NULL;
-	size_t n = cbor_string_length(it);
-	char *s = malloc(n + 1);
-	if (!s)
-		return NULL;
-	memcpy(s, cbor_string_handle(it), n);
-	s[n] = 0;
-	return s;
-}
-
-/* Copies at most cap-1 bytes of a text item into dst (NUL-terminated). */
-static void copy_str(cbor_item_t *it, char *dst, size_t cap)
-{
-	dst[0] = 0;
-	if (!it || !cbor_isa_string(it) || !cbor_string_is_definite(it))
-		return;
-	size_t n = cbor_string_length(it);
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(dst, cbor_string_handle(it), n);
-	dst[n] = 0;
-}
 
 static void free_type(struct tpp_type *t)
 {
@@ -76,20 +20,20 @@ static void free_type(struct tpp_type *t)
 	free(t->fields);
 }
 
-static int add_type(struct tpp_reader *r, cbor_item_t *m)
+static int add_type(struct tpp_reader *r, const struct ct_node *m)
 {
 	int ok = 1;
-	int64_t id = get_int(map_get(m, "id"), &ok);
-	cbor_item_t *fl = map_get(m, "fields");
-	if (!ok || id < 0 || id >= TPP_MAX_TYPES || !fl || !cbor_isa_array(fl) || cbor_array_size(fl) > TPP_MAX_FIELDS)
+	int64_t id = ct_int(ct_map_get(m, "id"), &ok);
+	const struct ct_node *fl = ct_map_get(m, "fields");
+	if (!ok || id < 0 || id >= TPP_MAX_TYPES || !ct_is(fl, CB_ARRAY) || fl->v > TPP_MAX_FIELDS)
 		return -TPP_EBADFILE;
 	if (r->type_by_id[id])
 		return 0; /* first definition wins: ids are never redefined */
 	struct tpp_type t = {0};
 	t.id = (uint16_t)id;
-	t.name = get_str(map_get(m, "name"));
-	t.system = get_str(map_get(m, "system"));
-	t.nfields = (uint16_t)cbor_array_size(fl);
+	t.name = ct_strdup(ct_map_get(m, "name"));
+	t.system = ct_strdup(ct_map_get(m, "system"));
+	t.nfields = (uint16_t)fl->v;
 	t.fields = calloc(t.nfields ? t.nfields : 1, sizeof(*t.fields));
 	if (!t.name || !t.fields) {
 		free_type(&t);
@@ -97,13 +41,12 @@ static int add_type(struct tpp_reader *r, cbor_item_t *m)
 	}
 	if (!t.system)
 		t.system = strdup("");
-	cbor_item_t **fa = cbor_array_handle(fl);
-	for (unsigned i = 0; i < t.nfields; i++) {
-		cbor_item_t *f = fa[i];
+	const struct ct_node *f = fl + 1;
+	for (unsigned i = 0; i < t.nfields; i++, f = ct_next(f)) {
 		char *ty = NULL;
-		if (cbor_isa_array(f) && cbor_array_size(f) == 2) {
-			t.fields[i].name = get_str(cbor_array_handle(f)[0]);
-			ty = get_str(cbor_array_handle(f)[1]);
+		if (ct_is(f, CB_ARRAY) && f->v == 2) {
+			t.fields[i].name = ct_strdup(f + 1);
+			ty = ct_strdup(ct_next(f + 1));
 		}
 		if (!t.fields[i].name || !ty) {
 			free(ty);
@@ -136,46 +79,47 @@ static int add_type(struct tpp_reader *r, cbor_item_t *m)
 
 int parse_header(struct tpp_reader *r, const uint8_t *p, size_t n)
 {
-	struct cbor_load_result res;
-	cbor_item_t *h = cbor_load(p, n, &res);
+	struct ct_tree t = {0};
+	size_t pos;
 	int e = 0;
-	if (!h || res.error.code != CBOR_ERR_NONE || !cbor_isa_map(h)) {
-		e = rfail(r, -TPP_EBADFILE, FILE_HDR_FIXED + (h ? 0 : res.error.position),
-			  "header is not a valid CBOR map");
+	if (ct_parse(&t, p, n, &pos) || !ct_is(t.n, CB_MAP)) {
+		e = rfail(r, -TPP_EBADFILE, FILE_HDR_FIXED + pos, "header is not a valid CBOR map");
 		goto out;
 	}
+	const struct ct_node *h = t.n;
 	struct tpp_file_info *in = &r->info;
-	in->producer = get_str(map_get(h, "producer"));
-	in->producer_version = get_str(map_get(h, "producer_version"));
-	in->hostname = get_str(map_get(h, "hostname"));
-	in->kernel = get_str(map_get(h, "kernel"));
-	in->arch = get_str(map_get(h, "arch"));
-	in->clock = get_str(map_get(h, "clock"));
-	in->ncpus = (int32_t)get_int(map_get(h, "ncpus"), NULL);
-	in->wall_offset_ns = get_int(map_get(h, "wall_offset_ns"), NULL);
-	cbor_item_t *cl = map_get(h, "cmdline");
-	if (cl && cbor_isa_array(cl)) {
-		size_t k = cbor_array_size(cl);
+	in->producer = ct_strdup(ct_map_get(h, "producer"));
+	in->producer_version = ct_strdup(ct_map_get(h, "producer_version"));
+	in->hostname = ct_strdup(ct_map_get(h, "hostname"));
+	in->kernel = ct_strdup(ct_map_get(h, "kernel"));
+	in->arch = ct_strdup(ct_map_get(h, "arch"));
+	in->clock = ct_strdup(ct_map_get(h, "clock"));
+	in->ncpus = (int32_t)ct_int(ct_map_get(h, "ncpus"), NULL);
+	in->wall_offset_ns = ct_int(ct_map_get(h, "wall_offset_ns"), NULL);
+	const struct ct_node *cl = ct_map_get(h, "cmdline");
+	if (ct_is(cl, CB_ARRAY)) {
+		size_t k = cl->v;
 		in->argv = calloc(k + 1, sizeof(char *));
-		for (size_t i = 0; in->argv && i < k; i++) {
-			char *s = get_str(cbor_array_handle(cl)[i]);
+		const struct ct_node *a = cl + 1;
+		for (size_t i = 0; in->argv && i < k; i++, a = ct_next(a)) {
+			char *s = ct_strdup(a);
 			if (s)
 				in->argv[in->argc++] = s;
 		}
 	}
-	cbor_item_t *ty = map_get(h, "types");
-	if (!ty || !cbor_isa_array(ty)) {
+	const struct ct_node *ty = ct_map_get(h, "types");
+	if (!ct_is(ty, CB_ARRAY)) {
 		e = rfail(r, -TPP_EBADFILE, FILE_HDR_FIXED, "header has no event schema");
 		goto out;
 	}
-	for (size_t i = 0; i < cbor_array_size(ty); i++)
-		if ((e = add_type(r, cbor_array_handle(ty)[i]))) {
+	const struct ct_node *m = ty + 1;
+	for (size_t i = 0; i < ty->v; i++, m = ct_next(m))
+		if ((e = add_type(r, m))) {
 			rfail(r, e, FILE_HDR_FIXED, "event type %zu of the schema is invalid", i);
 			goto out;
 		}
 out:
-	if (h)
-		cbor_decref(&h);
+	ct_free(&t);
 	return e;
 }
 
@@ -195,12 +139,12 @@ static void *grow(struct tpp_reader *r, void **arr, size_t *n, size_t k, size_t 
 	return e;
 }
 
-static void copy_bid(cbor_item_t *it, uint8_t *dst, uint32_t *len)
+static void copy_bid(const struct ct_node *it, uint8_t *dst, uint32_t *len)
 {
 	*len = 0;
-	if (it && cbor_isa_bytestring(it) && cbor_bytestring_is_definite(it) && cbor_bytestring_length(it) <= 64) {
-		*len = (uint32_t)cbor_bytestring_length(it);
-		memcpy(dst, cbor_bytestring_handle(it), *len);
+	if (ct_is(it, CB_BYTES) && !it->indef && it->v <= 64) {
+		*len = (uint32_t)it->v;
+		memcpy(dst, it->p, *len);
 	}
 }
 
@@ -210,17 +154,17 @@ static int cmp_sym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int add_stream(struct tpp_reader *r, cbor_item_t *m)
+static int add_stream(struct tpp_reader *r, const struct ct_node *m)
 {
 	int ok = 1;
 	struct tpp_stream_info s;
-	s.id = (uint32_t)get_int(map_get(m, "id"), &ok);
+	s.id = (uint32_t)ct_int(ct_map_get(m, "id"), &ok);
 	char kind[16];
-	copy_str(map_get(m, "kind"), kind, sizeof(kind));
+	ct_strcpy(ct_map_get(m, "kind"), kind, sizeof(kind));
 	s.kind = !strcmp(kind, "thread") ? TPP_S_THREAD : TPP_S_CPU;
-	s.cpu = (int32_t)get_int(map_get(m, "cpu"), &ok);
-	s.pid = (int32_t)get_int(map_get(m, "pid"), &ok);
-	s.tid = (int32_t)get_int(map_get(m, "tid"), &ok);
+	s.cpu = (int32_t)ct_int(ct_map_get(m, "cpu"), &ok);
+	s.pid = (int32_t)ct_int(ct_map_get(m, "pid"), &ok);
+	s.tid = (int32_t)ct_int(ct_map_get(m, "tid"), &ok);
 	if (!ok)
 		return -1;
 	if (tpp_r_stream_by_id(r, s.id))
@@ -244,24 +188,24 @@ static int add_stream(struct tpp_reader *r, cbor_item_t *m)
 	return 0;
 }
 
-static int add_record(struct tpp_reader *r, cbor_item_t *m)
+static int add_record(struct tpp_reader *r, const struct ct_node *m)
 {
 	char k[16];
-	copy_str(map_get(m, "k"), k, sizeof(k));
+	ct_strcpy(ct_map_get(m, "k"), k, sizeof(k));
 	struct tpp_meta *me = &r->meta;
 	int ok = 1;
 	if (!strcmp(k, "stream"))
 		return add_stream(r, m);
 	if (!strcmp(k, "type"))
-		return add_type(r, map_get(m, "type"));
+		return add_type(r, ct_map_get(m, "type"));
 	if (!strcmp(k, "task")) {
 		struct tpp_task *t = grow(r, (void **)&me->tasks, &me->ntasks, 0, sizeof(*t));
 		if (!t)
 			return -ENOMEM;
-		t->ts = (uint64_t)get_int(map_get(m, "ts"), &ok);
-		t->pid = (int32_t)get_int(map_get(m, "pid"), &ok);
-		t->tid = (int32_t)get_int(map_get(m, "tid"), &ok);
-		copy_str(map_get(m, "comm"), t->comm, sizeof(t->comm));
+		t->ts = (uint64_t)ct_int(ct_map_get(m, "ts"), &ok);
+		t->pid = (int32_t)ct_int(ct_map_get(m, "pid"), &ok);
+		t->tid = (int32_t)ct_int(ct_map_get(m, "tid"), &ok);
+		ct_strcpy(ct_map_get(m, "comm"), t->comm, sizeof(t->comm));
 		if (!ok)
 			me->ntasks--;
 		return ok ? 0 : -1;
@@ -270,13 +214,13 @@ static int add_record(struct tpp_reader *r, cbor_item_t *m)
 		struct tpp_mmap *mm = grow(r, (void **)&me->mmaps, &me->nmmaps, 1, sizeof(*mm));
 		if (!mm)
 			return -ENOMEM;
-		mm->ts = (uint64_t)get_int(map_get(m, "ts"), &ok);
-		mm->pid = (int32_t)get_int(map_get(m, "pid"), &ok);
-		mm->start = (uint64_t)get_int(map_get(m, "start"), &ok);
-		mm->end = (uint64_t)get_int(map_get(m, "end"), &ok);
-		mm->pgoff = (uint64_t)get_int(map_get(m, "pgoff"), &ok);
-		mm->path = get_str(map_get(m, "path"));
-		copy_bid(map_get(m, "build_id"), mm->build_id, &mm->bid_len);
+		mm->ts = (uint64_t)ct_int(ct_map_get(m, "ts"), &ok);
+		mm->pid = (int32_t)ct_int(ct_map_get(m, "pid"), &ok);
+		mm->start = (uint64_t)ct_int(ct_map_get(m, "start"), &ok);
+		mm->end = (uint64_t)ct_int(ct_map_get(m, "end"), &ok);
+		mm->pgoff = (uint64_t)ct_int(ct_map_get(m, "pgoff"), &ok);
+		mm->path = ct_strdup(ct_map_get(m, "path"));
+		copy_bid(ct_map_get(m, "build_id"), mm->build_id, &mm->bid_len);
 		if (!ok || !mm->path || mm->end < mm->start) {
 			free(mm->path);
 			me->nmmaps--;
@@ -285,14 +229,14 @@ static int add_record(struct tpp_reader *r, cbor_item_t *m)
 		return 0;
 	}
 	if (!strcmp(k, "symtab")) {
-		cbor_item_t *sy = map_get(m, "syms");
-		if (!sy || !cbor_isa_array(sy))
+		const struct ct_node *sy = ct_map_get(m, "syms");
+		if (!ct_is(sy, CB_ARRAY))
 			return -1;
 		struct tpp_symtab *st = NULL;
 		uint8_t bid[64];
 		uint32_t bl;
-		copy_bid(map_get(m, "build_id"), bid, &bl);
-		char *path = get_str(map_get(m, "path"));
+		copy_bid(ct_map_get(m, "build_id"), bid, &bl);
+		char *path = ct_strdup(ct_map_get(m, "path"));
 		if (!path)
 			return -1;
 		/* a table split over several records continues the same object */
@@ -312,20 +256,21 @@ static int add_record(struct tpp_reader *r, cbor_item_t *m)
 		} else {
 			free(path);
 		}
-		size_t n = cbor_array_size(sy);
+		size_t n = sy->v;
 		struct tpp_sym *ns = realloc(st->syms, (st->nsyms + n + 1) * sizeof(*ns));
 		if (!ns)
 			return -ENOMEM;
 		st->syms = ns;
-		for (size_t i = 0; i < n; i++) {
-			cbor_item_t *e = cbor_array_handle(sy)[i];
-			if (!cbor_isa_array(e) || cbor_array_size(e) != 3)
+		const struct ct_node *e = sy + 1;
+		for (size_t i = 0; i < n; i++, e = ct_next(e)) {
+			if (!ct_is(e, CB_ARRAY) || e->v != 3)
 				continue;
 			int ok2 = 1;
 			struct tpp_sym s;
-			s.addr = (uint64_t)get_int(cbor_array_handle(e)[0], &ok2);
-			s.size = (uint64_t)get_int(cbor_array_handle(e)[1], &ok2);
-			s.name = get_str(cbor_array_handle(e)[2]);
+			const struct ct_node *addr = e + 1, *size = ct_next(addr);
+			s.addr = (uint64_t)ct_int(addr, &ok2);
+			s.size = (uint64_t)ct_int(size, &ok2);
+			s.name = ct_strdup(ct_next(size));
 			if (!ok2 || !s.name) {
 				free((char *)s.name);
 				continue;
@@ -339,10 +284,10 @@ static int add_record(struct tpp_reader *r, cbor_item_t *m)
 		struct tpp_lost *l = grow(r, (void **)&me->lost, &me->nlost, 3, sizeof(*l));
 		if (!l)
 			return -ENOMEM;
-		l->stream = (uint32_t)get_int(map_get(m, "stream"), &ok);
-		l->count = (uint64_t)get_int(map_get(m, "count"), &ok);
-		l->from_ts = (uint64_t)get_int(map_get(m, "from"), &ok);
-		l->to_ts = (uint64_t)get_int(map_get(m, "to"), &ok);
+		l->stream = (uint32_t)ct_int(ct_map_get(m, "stream"), &ok);
+		l->count = (uint64_t)ct_int(ct_map_get(m, "count"), &ok);
+		l->from_ts = (uint64_t)ct_int(ct_map_get(m, "from"), &ok);
+		l->to_ts = (uint64_t)ct_int(ct_map_get(m, "to"), &ok);
 		if (!ok) {
 			me->nlost--;
 			return -1;
@@ -351,18 +296,19 @@ static int add_record(struct tpp_reader *r, cbor_item_t *m)
 		return 0;
 	}
 	if (!strcmp(k, "note")) {
-		cbor_item_t *kv = map_get(m, "kv");
-		if (!kv || !cbor_isa_map(kv))
+		const struct ct_node *kv = ct_map_get(m, "kv");
+		if (!ct_is(kv, CB_MAP))
 			return -1;
 		struct tpp_note *no = grow(r, (void **)&me->notes, &me->nnotes, 4, sizeof(*no));
 		if (!no)
 			return -ENOMEM;
-		no->kind = get_str(map_get(m, "kind"));
-		size_t n = cbor_map_size(kv);
+		no->kind = ct_strdup(ct_map_get(m, "kind"));
+		size_t n = kv->v;
 		no->keys = calloc(n + 1, sizeof(char *));
 		no->vals = calloc(n + 1, sizeof(char *));
-		for (size_t i = 0; no->keys && no->vals && i < n; i++) {
-			char *a = get_str(cbor_map_handle(kv)[i].key), *b = get_str(cbor_map_handle(kv)[i].value);
+		const struct ct_node *key = kv + 1;
+		for (size_t i = 0; no->keys && no->vals && i < n; i++, key = ct_next(ct_next(key))) {
+			char *a = ct_strdup(key), *b = ct_strdup(ct_next(key));
 			if (a && b) {
 				no->keys[no->n] = a;
 				no->vals[no->n++] = b;
@@ -380,6 +326,7 @@ int load_meta(struct tpp_reader *r)
 {
 	uint8_t *raw = NULL;
 	size_t cap = 0;
+	struct ct_tree t = {0}; /* its nodes serve every chunk */
 	for (size_t i = 0; i < r->nchunks; i++) {
 		const struct tpp_chunk *c = &r->chunks[i];
 		if (c->kind != TPP_C_META)
@@ -395,22 +342,20 @@ int load_meta(struct tpp_reader *r)
 			r->msg[0] = 0;
 			continue;
 		}
-		struct cbor_load_result res;
-		cbor_item_t *a = cbor_load(raw, (size_t)n, &res);
-		if (!a || !cbor_isa_array(a) || !cbor_array_is_definite(a)) {
+		size_t pos;
+		if (ct_parse(&t, raw, (size_t)n, &pos) || !ct_is(t.n, CB_ARRAY) || t.n->indef) {
 			r->info.damaged_chunks++;
 			if (!r->first_damage_msg[0])
 				snprintf(r->first_damage_msg, sizeof(r->first_damage_msg),
 					 "%s: offset %llu: metadata is not valid CBOR", r->path,
 					 (unsigned long long)c->offset);
-			if (a)
-				cbor_decref(&a);
 			continue;
 		}
-		for (size_t k = 0; k < cbor_array_size(a); k++)
-			add_record(r, cbor_array_handle(a)[k]);
-		cbor_decref(&a);
+		const struct ct_node *rec = t.n + 1;
+		for (size_t k = 0; k < t.n->v; k++, rec = ct_next(rec))
+			add_record(r, rec);
 	}
+	ct_free(&t);
 	free(raw);
 	return 0;
 }

@@ -2,12 +2,12 @@
  * libcbor agree on every events chunk of every sample trace (the files named
  * on the command line, or samples/traces/ and a generated one). */
 #include <cbor.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "sample_traces.h"
 #include "tpp_decode.h"
 #include "tpp_test.h"
 
@@ -85,22 +85,7 @@ static void check_file(const char *path)
 
 int main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		check_file(argv[i]);
-	if (argc < 2) {
-		DIR *dir = opendir("samples/traces");
-		struct dirent *de;
-		while (dir && (de = readdir(dir))) {
-			size_t l = strlen(de->d_name);
-			if (l > 4 && !strcmp(de->d_name + l - 4, ".tpp")) {
-				char p[512];
-				snprintf(p, sizeof(p), "samples/traces/%s", de->d_name);
-				check_file(p);
-			}
-		}
-		if (dir)
-			closedir(dir);
-	}
+	for_each_trace(argc, argv, check_file);
 	CHECK(chunks_checked > 0, "some chunks were checked (%d)", chunks_checked);
 	printf("# cbor_crosscheck: %d chunks agree\n", chunks_checked);
 	TEST_DONE();
