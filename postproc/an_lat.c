@@ -27,7 +27,7 @@ void an_lat_init(struct an_lat *l)
  * the budget, where they grow without copies and fault 2 MiB at a time.
  * At most HUGE_REGS distributions do, so that rounding each up to 2 MiB
  * adds at most 16 MiB however many functions a file has. */
-#define HUGE_FROM ((size_t)256 << 10)
+#define HUGE_FROM ((size_t)64 << 10)
 #define HUGE_REGS 8
 #define VREG ((size_t)AN_LAT_BUDGET * sizeof(uint32_t))
 static int hugeregs;
