@@ -37,6 +37,14 @@ struct tpp_dec_tcols {
  * fields of any type in the chunk). Decoding one column at a time keeps
  * each loop tight; the merge then hands out rows without copying them. */
 #define DEC_SLICE 1024
+/* The cpu of a stream's events (tpp_event.cpu): -1 for a thread's stream,
+ * the stream id for one the metadata does not declare. */
+static inline int32_t dec_stream_cpu(const struct tpp_stream_info *si, uint32_t stream)
+{
+	if (si && si->kind == TPP_S_THREAD && si->tid >= 0)
+		return -1;
+	return si ? si->cpu : (int32_t)stream;
+}
 struct dec_scratch {
 	uint16_t slot[DEC_SLICE];  /* type slot of each event */
 	uint32_t order[DEC_SLICE + 1]; /* events grouped by slot (+1: see dec_slice) */
@@ -52,19 +60,11 @@ static inline size_t dec_stride(const struct tpp_chunk_dec *d)
  * chunk, <0 when the payload is corrupt (message in d->err). */
 int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_scratch *sc);
 
-/* Column decoding, for scans (tpp_scan): the same slice as arrays, each
- * event's k-th wanted numeric field in col[k] (0 when its type wants fewer
- * fields). Each array has room for DEC_SLICE entries; only col[0..ncols)
- * are written, ncols being the most fields any type wants. A wanted field
- * that is not a number is reported as damage: the scan checks the schema
- * first. */
-#define DEC_NCOLS TPP_SCAN_COLS
-struct dec_colbuf {
-	uint64_t *ts;
-	int32_t *tid;
-	uint16_t *type;
-	uint64_t *col[DEC_NCOLS];
-	unsigned ncols;
-};
-int dec_cols(struct tpp_chunk_dec *d, struct dec_colbuf *out, uint32_t max, struct dec_scratch *sc);
+/* Column decoding, for scans (tpp_scan): the same slice as the arrays of
+ * out (tpp_slice, each with room for DEC_SLICE entries), each event's k-th
+ * wanted numeric field in col[k] (0 when its type wants fewer fields). Only
+ * col[0..ncols) are written, ncols being the most fields any type wants; n,
+ * stream and cpu are the caller's. A wanted field that is not a number is
+ * reported as damage: the scan checks the schema first. */
+int dec_cols(struct tpp_chunk_dec *d, struct tpp_slice *out, unsigned ncols, uint32_t max, struct dec_scratch *sc);
 #endif

@@ -52,7 +52,7 @@ int tpp_dec_begin(struct tpp_chunk_dec *d, const struct tpp_reader *r, const str
 	memset(tc->slot_of, 0, sizeof(tc->slot_of));
 	d->si = tpp_r_stream_by_id(r, c->stream);
 	d->thread_tid = d->si && d->si->kind == TPP_S_THREAD ? d->si->tid : -1;
-	d->cpu = d->si ? d->si->cpu : (int32_t)c->stream;
+	d->cpu = dec_stream_cpu(d->si, c->stream);
 	const uint8_t *p = raw, *end = raw + len;
 	unsigned mj;
 	uint64_t v;
@@ -253,7 +253,7 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 	/* timestamps, tids and the fixed part of every row */
 	uint64_t ts = d->last_ts;
 	const uint32_t stream = d->stream;
-	const int32_t cpu = d->thread_tid >= 0 ? -1 : d->cpu, tid = d->thread_tid;
+	const int32_t cpu = d->cpu, tid = d->thread_tid;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t dts;
 		if (get_varint(&d->col_ts, d->col_ts_end, &dts))
@@ -319,7 +319,7 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 	return (int)n;
 }
 
-int dec_cols(struct tpp_chunk_dec *d, struct dec_colbuf *out, uint32_t max, struct dec_scratch *sc)
+int dec_cols(struct tpp_chunk_dec *d, struct tpp_slice *out, unsigned ncols, uint32_t max, struct dec_scratch *sc)
 {
 	uint32_t n = slice_len(d, max), *beg, *cnt;
 	if (!n)
@@ -351,7 +351,7 @@ int dec_cols(struct tpp_chunk_dec *d, struct dec_colbuf *out, uint32_t max, stru
 		if (e == b)
 			continue;
 		unsigned nops = tc->t ? tc->nops : 0;
-		if (nops > out->ncols)
+		if (nops > ncols)
 			return bad(d, "a column scan got more fields than columns");
 		/* the k-th wanted field of a type goes to column k */
 		for (unsigned o = 0; o < nops; o++) {
@@ -363,7 +363,7 @@ int dec_cols(struct tpp_chunk_dec *d, struct dec_colbuf *out, uint32_t max, stru
 		}
 		/* and a type with fewer wanted fields leaves its events' other
 		 * columns 0 */
-		for (unsigned o = nops; o < out->ncols; o++)
+		for (unsigned o = nops; o < ncols; o++)
 			for (uint32_t j = b; j < e; j++)
 				out->col[o][sc->order[j]] = 0;
 	}

@@ -12,6 +12,7 @@
 #include "buf.h"
 #include "tpp_decode.h"
 #include "dec_slice.h"
+#include "heap.h"
 
 /* A window entry remembers which of the two payload buffers its strings
  * point into, so a buffer is reused only once no entry refers to it. */
@@ -45,7 +46,7 @@ struct tpp_iter {
 	int ranged;
 	struct scur *cur;
 	size_t ncur;
-	size_t *heap, nheap;
+	uint32_t *heap, nheap;
 	size_t *fill, nfill; /* cursors to refill before the next pick */
 	int top_pending;     /* the top cursor's head was handed out */
 	/* The earliest head of the other cursors while the top one stays on
@@ -120,7 +121,7 @@ int tpp_iter_open(struct tpp_iter **itp, struct tpp_reader *r, const struct tpp_
 		goto oom;
 	it->slice_max = it->ncur ? (uint32_t)(16384 / it->ncur) : DEC_SLICE;
 	it->slice_max = it->slice_max < 32 ? 32 : it->slice_max > DEC_SLICE ? DEC_SLICE : it->slice_max;
-	it->heap = calloc(it->ncur + 1, sizeof(size_t));
+	it->heap = calloc(it->ncur + 1, sizeof(*it->heap));
 	it->fill = calloc(it->ncur + 1, sizeof(size_t));
 	if (!it->heap || !it->fill)
 		goto oom;
@@ -330,42 +331,16 @@ static int cur_fill(struct tpp_iter *it, struct scur *s)
 	}
 }
 
-static int less(const struct tpp_iter *it, size_t a, size_t b)
+static inline int before(const void *ctx, uint32_t a, uint32_t b)
 {
+	const struct tpp_iter *it = ctx;
 	const struct tpp_event *x = it->cur[a].hp, *y = it->cur[b].hp;
 	return x->ts < y->ts || (x->ts == y->ts && a < b);
 }
 
-static void heap_push(struct tpp_iter *it, size_t k)
+static void sift_down(struct tpp_iter *it, uint32_t i)
 {
-	size_t i = it->nheap++;
-	it->heap[i] = k;
-	while (i) {
-		size_t p = (i - 1) / 2;
-		if (!less(it, it->heap[i], it->heap[p]))
-			break;
-		size_t t = it->heap[p];
-		it->heap[p] = it->heap[i];
-		it->heap[i] = t;
-		i = p;
-	}
-}
-
-static void sift_down(struct tpp_iter *it, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		if (l < it->nheap && less(it, it->heap[l], it->heap[m]))
-			m = l;
-		if (l + 1 < it->nheap && less(it, it->heap[l + 1], it->heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		size_t t = it->heap[m];
-		it->heap[m] = it->heap[i];
-		it->heap[i] = t;
-		i = m;
-	}
+	heap_sift_down(it->heap, it->nheap, i, before, it);
 }
 
 static void set_bound(struct tpp_iter *it)
@@ -414,7 +389,7 @@ static __attribute__((noinline)) int next_slow(struct tpp_iter *it, const struct
 			return e;
 		it->nfill--;
 		if (e == 1)
-			heap_push(it, k);
+			heap_push(it->heap, &it->nheap, (uint32_t)k, before, it);
 		it->bound = 0;
 	}
 	if (!it->nheap)

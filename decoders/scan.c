@@ -20,12 +20,13 @@
 #include "dec_slice.h"
 #include "hugemem.h"
 #include "spawn.h"
+#include "heap.h"
 
 #define RING 8 /* slices decoded ahead per stream */
 
 struct slot {
-	struct tpp_cols c;
-	struct dec_colbuf b; /* the arrays behind c */
+	struct tpp_cols c;   /* what the caller reads */
+	struct tpp_slice v;  /* the same arrays, for the decoder and prep */
 	int n;               /* events; 0: the stream has ended; <0: damage */
 	char err[256];
 };
@@ -96,7 +97,7 @@ struct tpp_scan {
  * so that each stays aligned. */
 static size_t slot_bytes(const struct tpp_scan *s)
 {
-	return s->slice_max * (sizeof(uint64_t) * (1 + DEC_NCOLS) + sizeof(int32_t) + sizeof(uint16_t));
+	return s->slice_max * (sizeof(uint64_t) * (1 + TPP_SCAN_COLS) + sizeof(int32_t) + sizeof(uint16_t));
 }
 
 static int stream_setup(struct tpp_scan *s, struct sstream *t)
@@ -110,21 +111,20 @@ static int stream_setup(struct tpp_scan *s, struct sstream *t)
 	for (int k = 0; k < RING; k++) {
 		struct slot *sl = &t->ring[k];
 		uint8_t *p = m + bytes * (size_t)k;
-		sl->b.ts = (uint64_t *)(void *)p;
+		sl->v.ts = (uint64_t *)(void *)p;
 		p += per * sizeof(uint64_t);
-		for (int c = 0; c < DEC_NCOLS; c++, p += per * sizeof(uint64_t))
-			sl->b.col[c] = (uint64_t *)(void *)p;
-		sl->b.tid = (int32_t *)(void *)p;
+		for (int c = 0; c < TPP_SCAN_COLS; c++, p += per * sizeof(uint64_t))
+			sl->v.col[c] = (uint64_t *)(void *)p;
+		sl->v.tid = (int32_t *)(void *)p;
 		p += per * sizeof(int32_t);
-		sl->b.type = (uint16_t *)(void *)p;
-		sl->c.stream = t->stream;
-		sl->c.cpu = t->cpu;
-		sl->c.ts = sl->b.ts;
-		sl->c.tid = sl->b.tid;
-		sl->c.type = sl->b.type;
-		for (int c = 0; c < DEC_NCOLS; c++)
-			sl->c.col[c] = sl->b.col[c];
-		sl->b.ncols = s->ncols;
+		sl->v.type = (uint16_t *)(void *)p;
+		sl->v.stream = sl->c.stream = t->stream;
+		sl->v.cpu = sl->c.cpu = t->cpu;
+		sl->c.ts = sl->v.ts;
+		sl->c.tid = sl->v.tid;
+		sl->c.type = sl->v.type;
+		for (int c = 0; c < TPP_SCAN_COLS; c++)
+			sl->c.col[c] = sl->v.col[c];
 	}
 	return 0;
 }
@@ -138,7 +138,7 @@ static void damage(struct slot *sl, int e, const char *msg)
 /* Keeps the events inside the time range, in place. */
 static uint32_t trim(const struct tpp_scan *s, struct slot *sl, uint32_t n)
 {
-	struct dec_colbuf *b = &sl->b;
+	struct tpp_slice *b = &sl->v;
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (b->ts[i] < s->o.from_ts || b->ts[i] > s->o.to_ts)
@@ -146,7 +146,7 @@ static uint32_t trim(const struct tpp_scan *s, struct slot *sl, uint32_t n)
 		b->ts[m] = b->ts[i];
 		b->tid[m] = b->tid[i];
 		b->type[m] = b->type[i];
-		for (unsigned c = 0; c < b->ncols; c++)
+		for (unsigned c = 0; c < s->ncols; c++)
 			b->col[c][m] = b->col[c][i];
 		m++;
 	}
@@ -214,7 +214,7 @@ static void produce(struct tpp_scan *s, struct sstream *t, struct dec_scratch *s
 			t->nchunk_ok++;
 			t->active = 1;
 		}
-		int n = dec_cols(&t->dec, &sl->b, s->slice_max, sc);
+		int n = dec_cols(&t->dec, &sl->v, s->ncols, s->slice_max, sc);
 		if (n < 0) {
 			t->active = 0;
 			damage(sl, n, n == -ENOMEM ? "out of memory" : t->dec.err);
@@ -227,11 +227,9 @@ static void produce(struct tpp_scan *s, struct sstream *t, struct dec_scratch *s
 		if (s->ranged && !(n = (int)trim(s, sl, (uint32_t)n)))
 			continue;
 		sl->n = n;
-		if (s->o.prep) {
-			struct tpp_slice v = {(uint32_t)n, t->stream, t->cpu, sl->b.ts, sl->b.tid, sl->b.type,
-					      {sl->b.col[0], sl->b.col[1], sl->b.col[2], sl->b.col[3]}};
-			s->o.prep(s->o.prep_ctx, &v, t->state);
-		}
+		sl->v.n = (uint32_t)n;
+		if (s->o.prep)
+			s->o.prep(s->o.prep_ctx, &sl->v, t->state);
 		break;
 	}
 publish:
@@ -369,46 +367,45 @@ static int advance(struct tpp_scan *s, size_t k)
 	return e;
 }
 
-static inline int less(const struct tpp_scan *s, uint32_t a, uint32_t b)
+static inline int before(const void *ctx, uint32_t a, uint32_t b)
 {
+	const struct tpp_scan *s = ctx;
 	return s->hts[a] < s->hts[b] || (s->hts[a] == s->hts[b] && a < b);
 }
 
 static void sift_down(struct tpp_scan *s, uint32_t i)
 {
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
-		if (l < s->nheap && less(s, s->heap[l], s->heap[m]))
-			m = l;
-		if (l + 1 < s->nheap && less(s, s->heap[l + 1], s->heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		uint32_t x = s->heap[m];
-		s->heap[m] = s->heap[i];
-		s->heap[i] = x;
-		i = m;
-	}
-}
-
-static void heap_push(struct tpp_scan *s, uint32_t k)
-{
-	uint32_t i = s->nheap++;
-	s->heap[i] = k;
-	while (i) {
-		uint32_t p = (i - 1) / 2;
-		if (!less(s, s->heap[i], s->heap[p]))
-			break;
-		uint32_t x = s->heap[p];
-		s->heap[p] = s->heap[i];
-		s->heap[i] = x;
-		i = p;
-	}
+	heap_sift_down(s->heap, s->nheap, i, before, s);
 }
 
 static inline const struct slot *cur_slot(const struct sstream *t)
 {
 	return &t->ring[atomic_load_explicit(&t->tail, memory_order_relaxed) % RING];
+}
+
+/* The bound a run of stream k stays within while stream b's head, at
+ * time bts, is the next of the others: ties go to the lower index. b's
+ * head is never before k's, so bts - 1 cannot wrap. */
+static inline uint64_t run_limit(uint32_t k, uint32_t b, uint64_t bts)
+{
+	return k < b ? bts : bts - 1;
+}
+
+/* Extends a run from ts[i] (always taken: its stream is on top) while the
+ * events stay within lim; counts events before the last one out. Returns
+ * the end of the run. */
+static inline uint32_t run_end(const uint64_t *ts, uint32_t i, uint32_t n, uint64_t lim, uint64_t *last, uint64_t *ooo)
+{
+	uint64_t l = *last;
+	do {
+		if (ts[i] < l)
+			++*ooo;
+		else
+			l = ts[i];
+		i++;
+	} while (i < n && ts[i] <= lim);
+	*last = l;
+	return i;
 }
 
 /* The merge of two streams (a machine's two CPUs, a process's two threads)
@@ -424,16 +421,8 @@ static int two_way(struct tpp_scan *s, struct tpp_run *runs, int nr, int max)
 	uint32_t ia = ta->i, ib = tb->i, na = (uint32_t)sa->n, nb = (uint32_t)sb->n;
 	uint64_t last = s->last_out, ooo = 0, ev = 0;
 	while (nr < max) {
-		/* a is on top: its head comes before b's (ties: lower index) */
-		uint64_t lim = a < b ? xb[ib] : xb[ib] - 1;
-		uint32_t j = ia;
-		do {
-			if (xa[j] < last)
-				ooo++;
-			else
-				last = xa[j];
-			j++;
-		} while (j < na && xa[j] <= lim);
+		/* a is on top: its head comes before b's */
+		uint32_t j = run_end(xa, ia, na, run_limit(a, b, xb[ib]), &last, &ooo);
 		runs[nr].c = &sa->c;
 		runs[nr].from = ia;
 		runs[nr].to = j;
@@ -495,7 +484,7 @@ int tpp_scan_runs(struct tpp_scan *s, struct tpp_run *runs, int max)
 				return e;
 			s->nfill--;
 			if (e)
-				heap_push(s, k);
+				heap_push(s->heap, &s->nheap, k, before, s);
 		}
 		if (!s->nheap)
 			break;
@@ -511,22 +500,13 @@ int tpp_scan_runs(struct tpp_scan *s, struct tpp_run *runs, int max)
 		uint64_t lim = UINT64_MAX;
 		if (s->nheap > 1) {
 			uint32_t b = s->heap[1];
-			if (s->nheap > 2 && less(s, s->heap[2], b))
+			if (s->nheap > 2 && before(s, s->heap[2], b))
 				b = s->heap[2];
-			/* ties go to the lower index; b's head is not before ours */
-			lim = k < b ? s->hts[b] : s->hts[b] - 1;
+			lim = run_limit(k, b, s->hts[b]);
 		}
 		const uint64_t *ts = sl->c.ts;
-		uint32_t i = t->i, j = i, n = (uint32_t)sl->n;
-		uint64_t last = s->last_out;
-		do {
-			if (ts[j] < last)
-				s->stats.out_of_order++;
-			else
-				last = ts[j];
-			j++;
-		} while (j < n && ts[j] <= lim);
-		s->last_out = last;
+		uint32_t i = t->i, n = (uint32_t)sl->n;
+		uint32_t j = run_end(ts, i, n, lim, &s->last_out, &s->stats.out_of_order);
 		s->stats.events += j - i;
 		t->i = j;
 		runs[nr].c = &sl->c;
@@ -637,8 +617,7 @@ int tpp_scan_open(struct tpp_scan **sp, struct tpp_reader *r, const struct tpp_s
 			s->st = ns;
 			memset(&s->st[k], 0, sizeof(*ns));
 			s->st[k].stream = c->stream;
-			const struct tpp_stream_info *si = tpp_r_stream_by_id(r, c->stream);
-			s->st[k].cpu = si && si->kind == TPP_S_THREAD ? -1 : si ? si->cpu : (int32_t)c->stream;
+			s->st[k].cpu = dec_stream_cpu(tpp_r_stream_by_id(r, c->stream), c->stream);
 			s->n++;
 		}
 		struct sstream *t = &s->st[k];

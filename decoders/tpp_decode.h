@@ -43,7 +43,8 @@ struct tpp_chunk_dec {
 	uint32_t maxf; /* the most fields of any type in the chunk */
 	uint32_t stream;
 	const uint32_t *want; /* tpp_dec_want: kept across tpp_dec_begin */
-	int32_t thread_tid, cpu; /* thread streams: the tid of every event; else -1 */
+	int32_t thread_tid; /* thread streams: the tid of every event; else -1 */
+	int32_t cpu;        /* the cpu of every event, -1 for a thread's stream */
 	uint64_t last_ts;
 	int64_t last_tid;
 	/* per-type field columns, built lazily in begin() */
