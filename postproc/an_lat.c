@@ -230,10 +230,6 @@ static void radix_sort(uint64_t *v, size_t n)
 	free(tmp);
 }
 
-/* The rank-th smallest sample (1-based). Sorting every sample cost more
- * than the analysis that gathered them: one pass counts them per bucket,
- * one more per rank gathers its bucket's samples, and only those are
- * sorted (a bucket is 1/128 of a power of two wide). */
 /* The rank-th of every sample, widened and sorted once (kept in srt). */
 static uint64_t sorted_rank(struct an_lat *l, uint64_t rank)
 {
@@ -317,6 +313,14 @@ static int gather(struct an_lat *l, uint64_t rank)
 	return 0;
 }
 
+static const struct an_lat_pick *find_pick(const struct an_lat *l, unsigned b)
+{
+	for (unsigned i = 0; i < l->npick; i++)
+		if (l->pick[i].b == b)
+			return &l->pick[i];
+	return NULL;
+}
+
 /* The rank-th smallest sample (1-based). Sorting every sample cost more
  * than the analysis that gathered them: one pass counts them per bucket
  * (1/128 of a power of two wide), one more gathers the buckets of the
@@ -339,16 +343,15 @@ static uint64_t exact_rank(struct an_lat *l, uint64_t rank)
 	}
 	uint64_t below;
 	unsigned b = bucket_of(l, rank, &below);
-	for (int tries = 0; tries < 2; tries++) {
-		for (unsigned i = 0; i < l->npick; i++)
-			if (l->pick[i].b == b)
-				return l->pick[i].v[rank - below - 1];
-		if (tries || l->npick == NPICK)
+	const struct an_lat_pick *k = find_pick(l, b);
+	if (!k) {
+		/* a full cache starts over: gather() always keeps rank's bucket */
+		if (l->npick == NPICK)
 			drop_picks(l);
-		if (gather(l, rank))
-			break;
+		if (gather(l, rank) || !(k = find_pick(l, b)))
+			return sorted_rank(l, rank);
 	}
-	return sorted_rank(l, rank);
+	return k->v[rank - below - 1];
 }
 
 uint64_t an_lat_pct(struct an_lat *l, double p)
