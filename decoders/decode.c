@@ -154,25 +154,35 @@ static int group(struct tpp_chunk_dec *d, uint32_t n, struct dec_scratch *sc, ui
 {
 	struct tpp_dec_tcols *tcs = d->tcols;
 	size_t ns1 = d->ntcols + 1;
-	if (sc->nstart < 3 * ns1) {
-		uint32_t *ns = realloc(sc->start, 3 * ns1 * sizeof(*ns));
+	if (sc->nstart < 7 * ns1) {
+		uint32_t *ns = realloc(sc->start, 7 * ns1 * sizeof(*ns));
 		if (!ns)
 			return -ENOMEM;
 		sc->start = ns;
-		sc->nstart = 3 * ns1;
+		sc->nstart = 7 * ns1;
 	}
-	uint32_t *cnt = sc->start, *beg = cnt + ns1, *pos = beg + ns1;
-	memset(cnt, 0, ns1 * sizeof(*cnt));
+	/* counted in four interleaved tallies, summed after: one tally's
+	 * increments waited each on the one before, events of a type or two
+	 * apart */
+	uint32_t *cnt = sc->start, *beg = cnt + ns1, *pos = beg + ns1, *part = pos + ns1;
+	memset(part, 0, 4 * ns1 * sizeof(*part));
+	/* column cursors in locals, here and in every loop below: the
+	 * stores could alias them, and the compiler kept them in memory, a
+	 * store-to-load wait per value */
+	const uint8_t *p = d->col_type, *end = d->col_type_end;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t type;
-		if (get_varint(&d->col_type, d->col_type_end, &type) || type >= TPP_MAX_TYPES)
+		if (get_varint(&p, end, &type) || type >= TPP_MAX_TYPES)
 			return bad(d, "type column ends early or holds a bad id");
 		uint16_t slot = tcs->slot_of[type];
 		if (!slot)
 			return bad(d, "event of a type that has no columns");
 		sc->slot[i] = slot;
-		cnt[slot]++;
+		part[(i & 3) * ns1 + slot]++;
 	}
+	d->col_type = p;
+	for (size_t k = 0; k < ns1; k++)
+		cnt[k] = part[k] + part[ns1 + k] + part[2 * ns1 + k] + part[3 * ns1 + k];
 	/* A common type's events are found in one pass each, branch-free; a
 	 * scatter through per-slot positions was bound by its store-to-load
 	 * dependency. Rare types share one pass. */
@@ -204,13 +214,15 @@ static int group(struct tpp_chunk_dec *d, uint32_t n, struct dec_scratch *sc, ui
 static inline int tids(struct tpp_chunk_dec *d, uint32_t n, uint8_t *dst, size_t stride)
 {
 	int64_t tid = d->last_tid;
+	const uint8_t *p = d->col_tid, *end = d->col_tid_end;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t dt;
-		if (get_varint(&d->col_tid, d->col_tid_end, &dt))
+		if (get_varint(&p, end, &dt))
 			return bad(d, "tid column ends early");
 		tid += unzigzag(dt);
 		*(int32_t *)(void *)(dst + i * stride) = (int32_t)tid;
 	}
+	d->col_tid = p;
 	d->last_tid = tid;
 	return 0;
 }
@@ -221,13 +233,15 @@ static inline int numbers(struct tpp_chunk_dec *d, struct col *c, const uint32_t
 			  size_t stride)
 {
 	uint64_t last = c->last;
+	const uint8_t *p = c->p, *end = c->end;
 	for (uint32_t j = 0; j < n; j++) {
 		uint64_t v;
-		if (get_varint(&c->p, c->end, &v))
+		if (get_varint(&p, end, &v))
 			return bad(d, "field column ends early");
 		last += (uint64_t)unzigzag(v);
 		*(uint64_t *)(void *)(dst + order[j] * stride) = last;
 	}
+	c->p = p;
 	c->last = last;
 	return 0;
 }
@@ -254,9 +268,10 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 	uint64_t ts = d->last_ts;
 	const uint32_t stream = d->stream;
 	const int32_t cpu = d->cpu, tid = d->thread_tid;
+	const uint8_t *p = d->col_ts, *end = d->col_ts_end;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t dts;
-		if (get_varint(&d->col_ts, d->col_ts_end, &dts))
+		if (get_varint(&p, end, &dts))
 			return bad(d, "timestamp column ends early");
 		ts += (uint64_t)unzigzag(dts);
 		struct tpp_event *ev = row(rows, stride, i);
@@ -269,6 +284,7 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 		ev->nvals = tc->nvals;
 		ev->t = tc->t;
 	}
+	d->col_ts = p;
 	d->last_ts = ts;
 	if (d->thread_tid < 0 && tids(d, n, (uint8_t *)&row(rows, stride, 0)->tid, stride))
 		return -TPP_EBADFILE;
@@ -329,14 +345,16 @@ int dec_cols(struct tpp_chunk_dec *d, struct tpp_slice *out, unsigned ncols, uin
 	if (e)
 		return e;
 	uint64_t ts = d->last_ts;
+	const uint8_t *p = d->col_ts, *end = d->col_ts_end;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t dts;
-		if (get_varint(&d->col_ts, d->col_ts_end, &dts))
+		if (get_varint(&p, end, &dts))
 			return bad(d, "timestamp column ends early");
 		ts += (uint64_t)unzigzag(dts);
 		out->ts[i] = ts;
 		out->type[i] = tcs->t[sc->slot[i] - 1].id;
 	}
+	d->col_ts = p;
 	d->last_ts = ts;
 	if (d->thread_tid < 0) {
 		if (tids(d, n, (uint8_t *)out->tid, sizeof(*out->tid)))
