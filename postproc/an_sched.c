@@ -32,19 +32,20 @@ void an_sched_free(struct an_sched *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static __attribute__((noinline)) struct an_task *task_slow(struct an_sched *s, int32_t tid, uint32_t *slot)
+static __attribute__((noinline)) struct an_task *task_slow(struct an_sched *s, int32_t tid)
 {
+	struct an_task **slot = &s->recent[(uint32_t)tid & (AN_SCHED_RECENT - 1)];
 	uint32_t *i = hmap_get(&s->by_tid, (uint32_t)tid);
-	if (i) {
-		*slot = *i + 1;
-		return &s->t[*i];
-	}
+	if (i)
+		return *slot = &s->t[*i];
+	const struct an_task *old = s->t;
 	if (an_grow(&s->t, &s->cap, s->n + 1, sizeof(*s->t), 256))
 		return NULL;
+	if (s->t != old)
+		memset(s->recent, 0, sizeof(s->recent)); /* they pointed into the old array */
 	if (hmap_put(&s->by_tid, (uint32_t)tid, (uint32_t)s->n))
 		return NULL;
-	*slot = (uint32_t)s->n + 1;
-	struct an_task *t = &s->t[s->n++];
+	struct an_task *t = *slot = &s->t[s->n++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->pid = -1;
@@ -55,12 +56,13 @@ static __attribute__((noinline)) struct an_task *task_slow(struct an_sched *s, i
 static inline struct an_task *task(struct an_sched *s, int32_t tid)
 {
 	/* A few tasks take most switches: a direct-mapped cache in front of
-	 * the map (slot holds index + 1, 0 = empty), inline because a call
-	 * per lookup showed in profiles. */
-	uint32_t *slot = &s->recent[(uint32_t)tid & (AN_SCHED_RECENT - 1)];
-	if (*slot && s->t[*slot - 1].tid == tid)
-		return &s->t[*slot - 1];
-	return task_slow(s, tid, slot);
+	 * the map, inline because a call per lookup showed in profiles. It
+	 * holds pointers: an index had to be added to the array's base, one
+	 * more load in the chain every event waits on. */
+	struct an_task *t = s->recent[(uint32_t)tid & (AN_SCHED_RECENT - 1)];
+	if (t && t->tid == tid)
+		return t;
+	return task_slow(s, tid);
 }
 
 /* CPU cpu's state, the array grown to hold it; NULL when cpu is not one

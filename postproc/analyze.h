@@ -402,7 +402,7 @@ struct an_sched {
 	uint64_t inferred;
 	int no_comm;    /* set after init when task names are not wanted */
 #define AN_SCHED_RECENT 64
-	uint32_t recent[AN_SCHED_RECENT]; /* tid -> index + 1, a cache */
+	struct an_task *recent[AN_SCHED_RECENT]; /* by tid, a cache; cleared when t moves */
 	/* all tasks but the idle ones (tid 0), and of those only the ones keep
 	 * says yes to, when it is set (latency --tid / --comm) */
 	struct an_lat wakeup, runq, offcpu;
