@@ -265,6 +265,8 @@ static int room(struct tpp_scan *s, uint32_t fill)
 static void *producer(void *arg)
 {
 	struct tpp_scan *s = arg;
+	/* named, so that top and perf tell the decoder from the analysis */
+	pthread_setname_np(pthread_self(), "tracepp-decode");
 	for (;;) {
 		int did = 0, live = 0;
 		for (size_t k = 0; k < s->n; k++) {
