@@ -163,9 +163,6 @@ static inline __attribute__((always_inline)) int step(struct an_sched *s, int k,
 						      const struct tpp_event *ev, const struct an_tinfo *ti)
 {
 	struct an_task *t;
-	if (!s->first_ts)
-		s->first_ts = ts;
-	s->last_ts = ts;
 	switch (k) {
 	case AN_SWITCH: {
 		int32_t prev = (int32_t)a;
@@ -311,7 +308,7 @@ static void prep(void *ctx, struct tpp_slice *sl, void *state)
 	const int32_t *tid = sl->tid;
 	uint16_t *type = sl->type;
 	for (uint32_t i = 0, n = sl->n; i < n; i++) {
-		const struct an_sched_cmap *m = &s->cmap[type[i] < TPP_MAX_TYPES ? type[i] : 0];
+		const struct an_sched_cmap *m = &s->cmap[type[i]]; /* the decoder's ids are < TPP_MAX_TYPES */
 		uint64_t a = col[m->col[0]][i], b = col[m->col[1]][i], st = col[m->col[2]][i];
 		since[i] = cpu ? cpu_step(&c, m->kind, ts[i], tid[i], (int32_t)a, (int32_t)b) : 0;
 		type[i] = (uint16_t)(m->kind | (st & STATE_MASK ? PREP_VOLUNTARY : 0));

@@ -408,7 +408,6 @@ struct an_sched {
 	struct an_lat wakeup, runq, offcpu;
 	int (*keep)(void *ctx, int32_t tid);
 	void *keep_ctx;
-	uint64_t first_ts, last_ts;
 	struct an_sched_cmap *cmap; /* an_sched_want_cols */
 };
 int an_sched_init(struct an_sched *s);
