@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tpp_decode.h"
@@ -160,6 +161,21 @@ static inline void relax(void)
 #endif
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* A wait shorter than this is spun rather than slept: being put to sleep
+ * and woken cost more here than most waits last. Against the 0.1 ms spin
+ * before, latency --sched went from 9.79 to 8.92 ms median (p25 8.32 to
+ * 8.22) in 80 interleaved runs. Bounded in time, not in pauses, whose cost
+ * differs tenfold between CPUs. */
+#define SPIN_NS 500000u
+#define SPINNING(until, i) ((i) & 63 || now_ns() < (until))
+
 static void wake(struct tpp_scan *s, _Atomic int *sleeping, pthread_cond_t *cv)
 {
 	if (atomic_load(sleeping)) {
@@ -283,7 +299,8 @@ static void *producer(void *arg)
 		/* Every ring is full, or the caller is decoding the one that is
 		 * not: a spin, then sleep until the caller has emptied half a
 		 * ring (it wakes us on that same condition). */
-		for (int i = 0; i < 4000 && !room(s, RING); i++)
+		uint64_t until = now_ns() + SPIN_NS;
+		for (unsigned i = 1; SPINNING(until, i) && !room(s, RING); i++)
 			relax();
 		if (room(s, RING)) {
 			relax();
@@ -316,7 +333,8 @@ static struct slot *take(struct tpp_scan *s, struct sstream *t)
 	for (size_t k = 0; k < s->n && atomic_load(&t->head) == tail; k++)
 		if (&s->st[k] != t)
 			help(s, &s->st[k], s->sc[1]);
-	for (int i = 0; i < 4000 && atomic_load(&t->head) == tail; i++)
+	uint64_t until = now_ns() + SPIN_NS;
+	for (unsigned i = 1; SPINNING(until, i) && atomic_load(&t->head) == tail; i++)
 		relax();
 	if (atomic_load(&t->head) == tail) {
 		pthread_mutex_lock(&s->m);
