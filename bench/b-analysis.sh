@@ -7,11 +7,15 @@
 #  3. tracepp latency --sched vs perf sched latency (same recordings)
 #  4. peak RSS of replay, latency and sched on a BIG-event synthetic file.
 # Each comparison alternates the two tools' runs and takes medians.
-# Usage: bench/b-analysis.sh [BUILD_DIR]  (N calls, ROUNDS ping-pongs, BIG, RUNS)
+# Usage: bench/b-analysis.sh [BUILD_DIR]  (N calls, ROUNDS ping-pongs, BIG, RUNS,
+# LRUNS: the latency pairs)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-${TPP_B:-$TOP/build}}" && pwd)
 N=${N:-1000000} ROUNDS=${ROUNDS:-100000} BIG=${BIG:-100000000} RUNS=${RUNS:-7}
+# tracepp's latency run lasts ~9 ms, perf's ~130: the machine's phases move
+# the short one's median most, and 15 pairs cost two seconds
+LRUNS=${LRUNS:-15}
 W=$(mktemp -d /tmp/b-analysis.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 TPP=$B/tracepp
@@ -21,7 +25,7 @@ ns() { date +%s%N; }
 now_us() { REPLY=${EPOCHREALTIME//[.,]/}; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 wall() { for i in $(seq "$RUNS"); do now_us; t0=$REPLY; "$@" >/dev/null 2>&1; now_us; echo $(((REPLY - t0) * 1000)); done | median; }
-# pair CMD_A... -- CMD_B...: the two run alternately RUNS times; TA and TB
+# pair CMD_A... -- CMD_B...: the two run alternately NP (RUNS) times; TA and TB
 # are their median wall times in ns. Alternating spreads the drift of this
 # shared machine over both tools, where all of A then all of B did not.
 pair() {
@@ -29,7 +33,7 @@ pair() {
 	while [ "$1" != -- ]; do a+=("$1"); shift; done
 	shift
 	ta=$(mktemp) tb=$(mktemp)
-	for i in $(seq "$RUNS"); do
+	for i in $(seq "${NP:-$RUNS}"); do
 		now_us; t0=$REPLY; "${a[@]}" >/dev/null 2>&1; now_us; echo $(((REPLY - t0) * 1000)) >>"$ta"
 		now_us; t0=$REPLY; "$@" >/dev/null 2>&1; now_us; echo $(((REPLY - t0) * 1000)) >>"$tb"
 	done
@@ -99,7 +103,7 @@ echo "$line"
 # 3. scheduler latency
 echo "b-analysis: decoder alone (tpp-bench decode sorted): $(floor "$W/s.tpp") M ev/s on the sched file"
 if [ -e "$W/perf.data" ]; then
-	pair "$TPP" latency --sched --no-hist "$W/s.tpp" -- perf sched latency -i "$W/perf.data"
+	NP=$LRUNS pair "$TPP" latency --sched --no-hist "$W/s.tpp" -- perf sched latency -i "$W/perf.data"
 	lp=$(rate "$ev" "$TA")
 	pl=$(rate "$pev" "$TB")
 	line="b-analysis: sched latency: tracepp latency --sched $lp M ev/s, perf sched latency $pl M ev/s: $(ratio "$lp" "$pl")"
