@@ -48,7 +48,8 @@ static inline int32_t dec_stream_cpu(const struct tpp_stream_info *si, uint32_t 
 struct dec_scratch {
 	uint16_t slot[DEC_SLICE];  /* type slot of each event */
 	uint32_t order[DEC_SLICE + 1]; /* events grouped by slot (+1: see dec_slice) */
-	uint32_t *start;           /* per slot: count, first index, fill position */
+	uint32_t *start;           /* per slot: count, first index, fill position, then
+	                            * group()'s four partial counts */
 	size_t nstart;
 };
 static inline size_t dec_stride(const struct tpp_chunk_dec *d)
