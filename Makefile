@@ -24,6 +24,9 @@ endif
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Iformat -Idecoders -Irecorder $(EXTRA_CFLAGS)
+# tracepp's rooms (postproc/README.md says what each may include)
+TPP_INC  := -Ipostproc -Ipostproc/cmd -Ipostproc/analysis -Ipostproc/out -Iplot -Iutil
+CFLAGS   += $(TPP_INC)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LDLIBS   += $(PKG_LIBS) -lpthread -lm
@@ -45,7 +48,7 @@ LDFLAGS  += $(EXTRA_LDFLAGS)
 
 FORMAT_SRC  := $(wildcard format/*.c)
 DECODE_SRC  := $(wildcard decoders/*.c)
-POSTPROC_SRC:= $(wildcard postproc/*.c)
+POSTPROC_SRC:= $(wildcard postproc/*.c postproc/*/*.c plot/*.c util/*.c)
 REC_SRC     := $(wildcard recorder/*.c)
 RT_SRC      := $(wildcard recorder/rt/*.c)
 BENCH_SRC   := $(wildcard bench/*.c)
@@ -99,8 +102,8 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBDECODE) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 # a unit test of a piece of tracepp links that piece
-$(B)/tests/out_fast: $(B)/obj/postproc/out_fast.o
-$(B)/tests/an_lat: $(B)/obj/postproc/an_lat.o
+$(B)/tests/out_fast: $(B)/obj/postproc/out/out_fast.o
+$(B)/tests/an_lat: $(B)/obj/postproc/analysis/an_lat.o
 
 # Sample workloads: plain, -pg and -finstrument-functions builds, -O0 so the
 # call trees stay as written.
@@ -125,7 +128,7 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing$$missing"; \
 	  if [ "$$(id -u)" != 0 ]; then echo "deps: need root to install:$$missing" >&2; exit 1; fi; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	  apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
 	fi
 
 # check: the whole suite on the optimised build, then again under ASan+UBSan.

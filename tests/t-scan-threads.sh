@@ -12,8 +12,8 @@ build() { cc -std=gnu11 -O1 -g -fsanitize=thread -D_GNU_SOURCE -I"$TOP/format" -
 	"$TOP"/format/*.c "$TOP"/decoders/*.c $(pkg-config --libs libcbor liblz4) -lpthread -lm; }
 
 test_expect "an_lat.c under ThreadSanitizer: percentiles readied on two threads, no data race" '
-	cc -std=gnu11 -O1 -g -fsanitize=thread -D_GNU_SOURCE -I"$TOP/format" -I"$TOP/decoders" -I"$TOP/tests/unit" \
-		-o an_lat "$TOP/tests/unit/an_lat.c" "$TOP/postproc/an_lat.c" "$TOP/format/hugemem.c" "$TOP/format/spawn.c" \
+	cc -std=gnu11 -O1 -g -fsanitize=thread -D_GNU_SOURCE -I"$TOP/format" -I"$TOP/decoders" -I"$TOP/util" -I"$TOP/tests/unit" \
+		-o an_lat "$TOP/tests/unit/an_lat.c" "$TOP/postproc/analysis/an_lat.c" "$TOP/format/hugemem.c" "$TOP/format/spawn.c" \
 		-lpthread -lm && TSAN_OPTIONS=halt_on_error=1 ./an_lat >out 2>&1; rc=$?
 	tail -3 out; [ $rc = 0 ] && ! grep -q "ThreadSanitizer" out && grep -q " 0 failed" out
 '

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "tpp_test.h"
-#include "../../postproc/out_fast.h"
+#include "../../postproc/out/out_fast.h"
 
 
 /* Appends the expected text for of_text(s, n): printable bytes as they
