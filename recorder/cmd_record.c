@@ -53,6 +53,7 @@ static int start(struct rec *r)
 		.poll_ms = POLL_MS,
 		.hold = r->o.flight,
 		.count_overrun = !r->o.flight,
+		.watch_fd = r->child_pidfd,
 	};
 	if ((err = rd_start(&r->rs, &ro))) {
 		fprintf(stderr, "tracerec: cannot read the per-CPU buffers of %s: %s\n", r->ti.dir,
@@ -89,7 +90,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct rec r;
 	memset(&r, 0, sizeof(r));
-	r.go_fd = r.err_fd = -1;
+	r.go_fd = r.err_fd = r.child_pidfd = -1;
 	r.next_stream = FIRST_FUNC_STREAM;
 	char msg[256];
 	int pr = rec_parse(&r.o, argc, argv, msg, sizeof(msg));

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 #include "cpu_reader.h"
@@ -32,6 +33,11 @@ struct rd_set {
 	unsigned drain_gen;
 	struct rd_cpu *c;
 	int nc;
+	/* rd_stop makes wake_fd readable so that readers in poll() and the
+	 * watcher leave at once: the end of a recording waits for no timeout */
+	int wake_fd;
+	pthread_t watcher;
+	int watching, watch_fired; /* fired: 1 = rd_pop to return, 2 = done */
 };
 
 static uint64_t now_ns(void)
@@ -179,14 +185,32 @@ static void *reader_main(void *arg)
 		} else {
 			/* poll wakes when the instance's buffer_percent is reached, or
 			 * at the timeout to pick up a partial page */
-			struct pollfd p = {.fd = c->fd, .events = POLLIN};
-			poll(&p, 1, rs->o.poll_ms);
+			struct pollfd p[2] = {{.fd = c->fd, .events = POLLIN},
+					      {.fd = rs->wake_fd, .events = POLLIN}};
+			poll(p, 2, rs->o.poll_ms);
 		}
 	}
 	pthread_mutex_lock(&rs->mu);
 	rs->running--;
 	pthread_cond_broadcast(&rs->have_item);
 	pthread_mutex_unlock(&rs->mu);
+	return NULL;
+}
+
+/* Waits for o.watch_fd (the command's exit) so that the writer, asleep in
+ * rd_pop, learns of it now rather than at its next timeout. */
+static void *watcher_main(void *arg)
+{
+	struct rd_set *rs = arg;
+	struct pollfd p[2] = {{.fd = rs->o.watch_fd, .events = POLLIN}, {.fd = rs->wake_fd, .events = POLLIN}};
+	while (poll(p, 2, -1) < 0 && errno == EINTR)
+		;
+	if (p[0].revents) {
+		pthread_mutex_lock(&rs->mu);
+		rs->watch_fired = 1;
+		pthread_cond_broadcast(&rs->have_item);
+		pthread_mutex_unlock(&rs->mu);
+	}
 	return NULL;
 }
 
@@ -210,6 +234,9 @@ int rd_start(struct rd_set **out, const struct rd_opts *o)
 	for (int i = 0; i < o->ncpus; i++)
 		rs->c[i].fd = rs->c[i].stats_fd = -1;
 	int err = 0;
+	rs->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (rs->wake_fd < 0)
+		err = -errno;
 	for (int i = 0; i < o->ncpus && !err; i++) {
 		struct rd_cpu *c = &rs->c[i];
 		c->rs = rs;
@@ -254,6 +281,8 @@ int rd_start(struct rd_set **out, const struct rd_opts *o)
 		rs->running++;
 		pthread_mutex_unlock(&rs->mu);
 	}
+	if (!err && o->watch_fd >= 0 && !pthread_create(&rs->watcher, NULL, watcher_main, rs))
+		rs->watching = 1;
 	*out = rs;
 	if (err) {
 		rd_stop(rs);
@@ -270,7 +299,7 @@ int rd_start(struct rd_set **out, const struct rd_opts *o)
 struct rd_item *rd_pop(struct rd_set *rs, int timeout_ms)
 {
 	pthread_mutex_lock(&rs->mu);
-	if (!rs->head && rs->running > 0) {
+	if (!rs->head && rs->running > 0 && rs->watch_fired != 1) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += (long)timeout_ms * 1000000L;
@@ -283,6 +312,8 @@ struct rd_item *rd_pop(struct rd_set *rs, int timeout_ms)
 		rs->head = it->next;
 		if (!rs->head)
 			rs->tail = NULL;
+	} else if (rs->watch_fired == 1) {
+		rs->watch_fired = 2;
 	}
 	pthread_mutex_unlock(&rs->mu);
 	return it;
@@ -312,6 +343,8 @@ void rd_stop(struct rd_set *rs)
 	rs->stopping = 1;
 	pthread_cond_broadcast(&rs->wake);
 	pthread_mutex_unlock(&rs->mu);
+	if (rs->wake_fd >= 0 && eventfd_write(rs->wake_fd, 1) < 0)
+		return; /* only at its limit of 2^64-2, and readers are awake then */
 }
 
 int rd_finished(struct rd_set *rs)
@@ -332,6 +365,10 @@ void rd_free(struct rd_set *rs)
 		if (c->started)
 			pthread_join(c->th, NULL);
 	}
+	if (rs->watching)
+		pthread_join(rs->watcher, NULL);
+	if (rs->wake_fd >= 0)
+		close(rs->wake_fd);
 	struct rd_item *it;
 	while ((it = rs->head)) {
 		rs->head = it->next;

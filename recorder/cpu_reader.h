@@ -36,6 +36,8 @@ struct rd_opts {
 	int poll_ms;           /* wake at least this often when idle */
 	int hold;              /* flight recorder: read only when rd_drain asks */
 	int count_overrun;     /* 0 in flight mode: overwriting is the point */
+	int watch_fd;          /* >= 0 (e.g. the command's pidfd): once it is readable,
+				* a waiting rd_pop returns at once, one time */
 };
 
 struct rd_set;
@@ -48,7 +50,8 @@ struct rd_item *rd_pop(struct rd_set *rs, int timeout_ms);
 void rd_release(struct rd_set *rs, struct rd_item *it);
 /* Hold mode: every reader reads what its buffer holds now, once. */
 void rd_drain(struct rd_set *rs);
-/* Readers read what is left (tracing must already be off) and exit. */
+/* Readers read what is left (tracing must already be off) and exit; a
+ * reader waiting for its buffer is woken at once, not at its poll timeout. */
 void rd_stop(struct rd_set *rs);
 int rd_finished(struct rd_set *rs);
 /* Joins the threads and frees everything; items must all be released. */

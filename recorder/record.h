@@ -31,7 +31,7 @@ struct kbuffer;
 /* Set by the signal handlers (cmd_record.c), polled by the writer loop. */
 extern volatile sig_atomic_t rec_stop_req, rec_dump_req;
 
-/* Zeroed, then go_fd = err_fd = -1, before any phase; rec_cleanup releases
+/* Zeroed, then go_fd = err_fd = child_pidfd = -1, before any phase; rec_cleanup releases
  * everything any phase acquired, whatever point the recording reached. */
 struct rec {
 	struct rec_opts o;
@@ -47,6 +47,7 @@ struct rec {
 	int cpus[1024], ncpus;
 	pid_t child;
 	int go_fd, err_fd; /* the child waits on go_fd; err_fd reports a failed exec */
+	int child_pidfd;   /* readable once the child has exited (-1: not available) */
 	int child_status, child_done;
 	uint32_t next_stream;
 	uint64_t events, lost, cutoff_ns, t_start;

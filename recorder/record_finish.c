@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <traceevent/kbuffer.h>
 #include "record.h"
 
@@ -92,6 +93,8 @@ void rec_cleanup(struct rec *r)
 			close(r->go_fd), r->go_fd = -1;
 		rec_reap_child(r, 1);
 	}
+	if (r->child_pidfd >= 0)
+		close(r->child_pidfd), r->child_pidfd = -1;
 	if (r->kb)
 		kbuffer_free(r->kb);
 	kc_free(r->kc);

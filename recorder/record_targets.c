@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "record.h"
@@ -87,6 +88,9 @@ int rec_spawn(struct rec *r)
 	}
 	close(go[0]);
 	close(ef[1]);
+	/* the writer loop wakes on the command's exit instead of finding it at
+	 * its next timeout; without pidfds (Linux < 5.3) it still finds it then */
+	r->child_pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* close-on-exec */
 	r->child = pid;
 	r->go_fd = go[1];
 	r->err_fd = ef[0];
