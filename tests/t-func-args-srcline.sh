@@ -9,7 +9,12 @@
 
 TFS=/sys/kernel/tracing
 mountpoint -q $TFS 2>/dev/null || mount -t tracefs nodev $TFS 2>/dev/null
-no_probes_left() { ! grep -q "tpp_" $TFS/uprobe_events; }
+# other recordings may be running: only a probe group whose recorder is gone is left behind
+no_probes_left() {
+	for g in $(grep -o "tpp_[0-9]*" $TFS/uprobe_events | sort -u); do
+		kill -0 "${g#tpp_}" 2>/dev/null || { echo "probes $g left behind"; return 1; }
+	done
+}
 S=$B/samples
 SRC=$TOP/samples/src
 W=$_scratch # what one block records, the next ones read

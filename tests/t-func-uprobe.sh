@@ -14,7 +14,12 @@ import json, sys, collections
 c = collections.Counter(json.loads(l)["type"] for l in sys.stdin)
 print(" ".join("%s=%d" % kv for kv in sorted(c.items())))'
 }
-no_probes_left() { ! grep -q "tpp_" $TFS/uprobe_events; }
+# other recordings may be running: only a probe group whose recorder is gone is left behind
+no_probes_left() {
+	for g in $(grep -o "tpp_[0-9]*" $TFS/uprobe_events | sort -u); do
+		kill -0 "${g#tpp_}" 2>/dev/null || { echo "probes $g left behind"; return 1; }
+	done
+}
 
 if [ ! -w $TFS/uprobe_events ]; then
 	test_skip "uprobe recordings" "no writable $TFS/uprobe_events (not root, or no CONFIG_UPROBE_EVENTS)"
@@ -65,8 +70,8 @@ test_expect "the probe cap stops a run before it creates anything" "
 test_expect "probes are removed when the recorder is stopped by SIGINT or SIGTERM" "
 	for sig in INT TERM; do
 		'$TRACEREC' record -q -o t.tpp -u '$S/s-chain:c' -- sleep 5 >/dev/null 2>&1 & pid=\$!
-		for i in \$(seq 50); do grep -q tpp_ $TFS/uprobe_events && break; sleep 0.1; done
-		grep -q tpp_ $TFS/uprobe_events || exit 1
+		for i in \$(seq 50); do grep -q tpp_\$pid $TFS/uprobe_events && break; sleep 0.1; done
+		grep -q tpp_\$pid $TFS/uprobe_events || exit 1
 		sleep 0.5 # past start-up: the recording is running
 		kill -\$sig \$pid; wait \$pid
 		no_probes_left || exit 1
