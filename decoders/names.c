@@ -72,26 +72,34 @@ int tpp_names_open(struct tpp_names **np, const struct tpp_reader *r)
 		struct tslot *s = &n->slots[slot_of(n, t->tid)];
 		/* the latest record of a tid wins (names after exec); records
 		 * arrive in file order, which is not always time order */
-		if (s->comm && t->ts < s->ts)
+		if (s->comm && t->ts < s->ts) {
+			if (s->pid < 0)
+				s->pid = t->pid;
 			continue;
+		}
+		/* an unknown process (-1) does not forget a known one */
+		if (!s->comm || t->pid >= 0)
+			s->pid = t->pid;
 		s->tid = t->tid;
-		s->pid = t->pid;
 		s->ts = t->ts;
 		s->comm = t->comm;
 	}
-	/* A thread's own stream knows its process even when no task record
-	 * does (a thread that lived between two /proc scans). */
+	/* A thread's own stream knows its process better than any task record:
+	 * the runtime asked the kernel from inside the thread, while a recorder
+	 * that first saw the thread after its exit could not (and wrote the tid
+	 * there, as for a process). It also names a thread no task record
+	 * mentions. */
 	for (size_t i = 0; i < tpp_r_nstreams(r); i++) {
 		const struct tpp_stream_info *si = tpp_r_stream(r, i);
 		if (si->kind != TPP_S_THREAD || si->tid < 0 || si->pid < 0)
 			continue;
 		struct tslot *s = &n->slots[slot_of(n, si->tid)];
+		s->pid = si->pid;
 		if (s->comm)
 			continue;
 		/* threads start with their process's name */
 		const struct tslot *ps = &n->slots[slot_of(n, si->pid)];
 		s->tid = si->tid;
-		s->pid = si->pid;
 		s->comm = ps->comm && ps->tid == si->pid ? ps->comm : "";
 	}
 	for (size_t i = 0; i < m->nmmaps; i++) {
