@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -45,6 +46,21 @@ static int rt_open(const char *path, int flags)
 	return (int)syscall(SYS_openat, AT_FDCWD, path, flags);
 }
 
+/* A line already in the copy (whole lines only). */
+static int have_line(const char *maps, size_t len, const char *l, size_t ll)
+{
+	for (const char *m = maps; m + ll <= maps + len; m++) {
+		m = memmem(m, (size_t)(maps + len - m), l, ll);
+		if (!m)
+			return 0;
+		if (m == maps || m[-1] == '\n')
+			return 1;
+	}
+	return 0;
+}
+
+/* Adds the lines not in the copy yet: mappings are never removed from it,
+ * so a library dlclose'd before tracerec read the copy keeps its names. */
 static void copy_maps(struct tpp_rt_proc *p)
 {
 	int fd = rt_open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
@@ -52,7 +68,7 @@ static void copy_maps(struct tpp_rt_proc *p)
 		return;
 	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE); /* odd: being rewritten */
 	char buf[4096];
-	size_t have = 0, out = 0;
+	size_t have = 0, out = p->maps_len, old = out;
 	for (;;) {
 		ssize_t n = syscall(SYS_read, fd, buf + have, sizeof(buf) - have);
 		if (n <= 0)
@@ -64,7 +80,8 @@ static void copy_maps(struct tpp_rt_proc *p)
 			if (!nl)
 				break;
 			size_t len = (size_t)(nl - (buf + start)) + 1;
-			if (keep_line(buf + start, len) && out + len <= TPP_RT_MAPS_MAX) {
+			if (keep_line(buf + start, len) && out + len <= TPP_RT_MAPS_MAX &&
+			    !have_line(p->maps, old, buf + start, len)) {
 				memcpy(p->maps + out, buf + start, len);
 				out += len;
 			}
@@ -78,6 +95,18 @@ static void copy_maps(struct tpp_rt_proc *p)
 	syscall(SYS_close, fd);
 	p->maps_len = (uint32_t)out;
 	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE);
+}
+
+static int maps_lock;
+
+void rt_maps_refresh(void)
+{
+	if (!rt_proc)
+		return;
+	while (__atomic_exchange_n(&maps_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	copy_maps(rt_proc);
+	__atomic_store_n(&maps_lock, 0, __ATOMIC_RELEASE);
 }
 
 static void claim_proc(void)
@@ -143,13 +172,15 @@ long rt_claim(void *v)
 		return 0;
 	}
 	if (!t->stack) {
-		void *st = mmap(NULL, RT_STACK_MAX * sizeof(struct rt_frame), PROT_READ | PROT_WRITE,
+		size_t sb = RT_STACK_MAX * sizeof(struct rt_frame);
+		void *st = mmap(NULL, sb + RT_GRAVE * sizeof(struct rt_grave), PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (st == MAP_FAILED) {
 			t->dead = 1;
 			return 0;
 		}
 		t->stack = st;
+		t->grave = (struct rt_grave *)((char *)st + sb);
 	}
 	struct tpp_rt_slot *s = tpp_rt_slot_at(h, i);
 	s->pid = getpid();
@@ -170,16 +201,22 @@ long rt_claim(void *v)
 }
 
 /* The child keeps the parent's frames (their return addresses may be
- * hijacked, so they must stay), but their entries are in the parent's
- * stream: the child must not report their exits. */
+ * hijacked, so they must stay) and returns from them: its stream starts by
+ * announcing them as inherited (rt_announce_inherited, with its first
+ * event), so that its returns pair. Entries still waiting for a minimum
+ * duration are the parent's to write. */
 static void after_fork_child(void)
 {
 	struct rt_thread *t = &rt_self;
 	t->limit = 0;
 	for (int i = 0; i < t->depth; i++)
-		t->stack[i].flags &= ~(uint32_t)(RT_F_WANT | RT_F_EMITTED);
+		if (!(t->stack[i].flags & RT_F_EMITTED))
+			t->stack[i].flags &= ~(uint32_t)RT_F_WANT;
 	t->slot = NULL;
 	t->dead = 0;
+	t->inherit = t->depth > 0;
+	t->fork_ts = rt_now();
+	maps_lock = 0; /* the child has one thread: whoever held it is gone */
 	if (rt_hdr)
 		claim_proc();
 }
@@ -220,7 +257,6 @@ __attribute__((destructor)) static void rt_fini(void)
 	if (!rt_hdr)
 		return;
 	/* Libraries dlopen'ed since start are mapped now: refresh the copy. */
-	if (rt_proc)
-		copy_maps(rt_proc);
+	rt_maps_refresh();
 	rt_thread_stop(&rt_self);
 }

@@ -9,6 +9,7 @@
 
 
 #define SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define HOOK_FRAME() ((uintptr_t)__builtin_frame_address(0))
 
 /* Both hook families share one shape: a fast path for the common case (a
  * plain recording, the new frame above the last one, the returning frame on
@@ -31,17 +32,29 @@ static inline __attribute__((always_inline)) void push_fast(struct rt_thread *t,
 	rt_emit_fast(t, ts, rt_word(addr, TPP_RT_ENTRY));
 }
 /* A new frame at sp goes on top without unwinding anything, its entry
- * record fits in the ring as it is. */
-static inline __attribute__((always_inline)) int push_is_fast(const struct rt_thread *t, int d, uintptr_t sp)
+ * record fits in the ring as it is. mcount: the frame below must be
+ * strictly above (an equal sp is a sibling left without return, or a tail
+ * call); cyg: equal is a function inlined into the one below, which calls
+ * the hooks from the same frame. */
+static inline __attribute__((always_inline)) int push_is_fast(const struct rt_thread *t, int d, uintptr_t sp,
+							      int cyg)
 {
-	return t->head < t->limit && d < RT_STACK_MAX && (!d || t->stack[d - 1].sp > sp);
+	return t->head < t->limit && d < RT_STACK_MAX &&
+	       (!d || t->stack[d - 1].sp > sp || (cyg && t->stack[d - 1].sp == sp));
 }
+
+/* The instrumented function's stack pointer when it called the hook. */
+#define CYG_SP() (HOOK_FRAME() + 16)
 
 /* Called with busy set; clears it. */
 static RT_COLD void cyg_enter_slow(struct rt_thread *t, uintptr_t fn, uintptr_t sp)
 {
-	if (t->slot || (rt_hdr && rt_sse_call(rt_claim, t)))
-		rt_push(t, fn, sp, 0, rt_now());
+	if (t->slot || (rt_hdr && rt_sse_call(rt_ready, t))) {
+		uint64_t ts = rt_now();
+		/* Frames below this one were left by a jump nobody reported. */
+		rt_unwind_below(t, sp, ts, t->lazy_why);
+		rt_push(t, fn, sp, 0, ts);
+	}
 	SIGNAL_FENCE();
 	t->busy = 0;
 }
@@ -52,11 +65,11 @@ RT_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	struct rt_thread *t = &rt_self;
 	if (__builtin_expect(t->busy, 0))
 		return;
-	t->busy = 1;
+	t->busy = HOOK_FRAME();
 	SIGNAL_FENCE();
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t sp = CYG_SP();
 	int d = t->depth;
-	if (__builtin_expect(!push_is_fast(t, d, sp), 0))
+	if (__builtin_expect(!push_is_fast(t, d, sp, 1), 0))
 		return cyg_enter_slow(t, (uintptr_t)fn, sp);
 	push_fast(t, d, (uintptr_t)fn, sp, 0, 0);
 	SIGNAL_FENCE();
@@ -65,16 +78,27 @@ RT_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 
 static RT_COLD void cyg_exit_slow(struct rt_thread *t, uintptr_t fn, uintptr_t sp)
 {
-	/* The hook's frame sits at the same depth at entry and exit of one call;
-	 * frames of the same function deeper than that were left by longjmp. */
-	int i = t->depth - 1;
-	while (i >= 0 && !(t->stack[i].addr == fn && t->stack[i].sp >= sp))
+	if (!t->slot && rt_hdr)
+		rt_sse_call(rt_ready, t); /* a forked child's first event */
+	/* The innermost open frame of fn returns; frames above it were left
+	 * by a jump nobody reported. The function's stack pointer is where it
+	 * was at entry or lower (a VLA), unless the compiler made the call to
+	 * this hook a jump after the epilogue (-O2): then it is the caller's.
+	 * So a frame of fn deeper than sp is a dead one when a frame of fn
+	 * at or above sp is open. */
+	int i = t->depth - 1, top = -1;
+	while (i >= 0 && !(t->stack[i].addr == fn && t->stack[i].sp >= sp)) {
+		if (top < 0 && t->stack[i].addr == fn)
+			top = i;
 		i--;
+	}
+	if (i < 0)
+		i = top;
 	if (i >= 0) {
 		uint64_t ts = rt_now();
 		while (t->depth > i + 1)
-			rt_pop_emit(t, ts, TPP_RT_UNWIND);
-		rt_pop_emit(t, ts, TPP_RT_EXIT);
+			rt_pop_emit(t, ts, TPP_RT_UNWIND, t->lazy_why);
+		rt_pop_emit(t, ts, TPP_RT_EXIT, 0);
 	}
 	SIGNAL_FENCE();
 	t->busy = 0;
@@ -84,14 +108,14 @@ RT_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
 	struct rt_thread *t = &rt_self;
-	if (__builtin_expect(!t->slot || t->busy, 0))
+	if (__builtin_expect(t->busy || !t->depth, 0))
 		return;
-	t->busy = 1;
+	t->busy = HOOK_FRAME();
 	SIGNAL_FENCE();
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t sp = CYG_SP();
 	int d = t->depth;
 	struct rt_frame *f = &t->stack[d - 1];
-	if (__builtin_expect(t->head >= t->limit || !d || f->addr != (uintptr_t)fn || f->sp < sp, 0))
+	if (__builtin_expect(t->head >= t->limit || f->addr != (uintptr_t)fn, 0))
 		return cyg_exit_slow(t, (uintptr_t)fn, sp);
 	t->depth = d - 1;
 	if (f->flags & RT_F_EMITTED)
@@ -102,23 +126,27 @@ RT_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 
 static RT_COLD void mcount_entry_slow(struct rt_thread *t, uintptr_t *parent_loc, uintptr_t self)
 {
-	if (t->slot || (rt_hdr && rt_sse_call(rt_claim, t))) {
+	if (t->slot || (rt_hdr && rt_sse_call(rt_ready, t))) {
 		uintptr_t pl = (uintptr_t)parent_loc, ret = *parent_loc;
 		uint64_t ts = rt_now();
+		uint32_t fl = RT_F_HIJACKED;
+		/* Frames at or below this return slot were left without return. */
+		rt_unwind_below(t, pl, ts, t->lazy_why);
 		if (ret == (uintptr_t)rt_mcount_return) {
-			/* A tail call: the caller jumped here and its return slot is
-			 * ours now; the caller has finished. */
-			while (t->depth && t->stack[t->depth - 1].sp < pl)
-				rt_pop_emit(t, ts, TPP_RT_UNWIND);
+			/* A tail call: the function whose return slot this is
+			 * jumped here; this one returns for it. It stays open,
+			 * and closes (marked) when this one returns. */
 			if (t->depth && t->stack[t->depth - 1].sp == pl) {
 				ret = t->stack[t->depth - 1].ret;
-				rt_pop_emit(t, ts, TPP_RT_EXIT);
+				fl = RT_F_TAIL;
 			} else {
-				ret = 0;
+				ret = rt_grave_find(t, pl);
 			}
+		} else {
+			rt_unwind_below(t, pl + 1, ts, t->lazy_why);
 		}
 		if (ret && rt_push(t, self, pl, ret, ts)) {
-			t->stack[t->depth - 1].flags |= RT_F_HIJACKED;
+			t->stack[t->depth - 1].flags |= fl;
 			*parent_loc = (uintptr_t)rt_mcount_return;
 		}
 	}
@@ -132,11 +160,11 @@ RT_HIDDEN void rt_mcount_entry(uintptr_t *parent_loc, uintptr_t self)
 	struct rt_thread *t = &rt_self;
 	if (__builtin_expect(t->busy, 0))
 		return;
-	t->busy = 1;
+	t->busy = HOOK_FRAME();
 	SIGNAL_FENCE();
 	uintptr_t pl = (uintptr_t)parent_loc, ret = *parent_loc;
 	int d = t->depth;
-	if (__builtin_expect(ret == (uintptr_t)rt_mcount_return || !push_is_fast(t, d, pl), 0))
+	if (__builtin_expect(ret == (uintptr_t)rt_mcount_return || !push_is_fast(t, d, pl, 0), 0))
 		return mcount_entry_slow(t, parent_loc, self);
 	push_fast(t, d, self, pl, ret, RT_F_HIJACKED);
 	*parent_loc = (uintptr_t)rt_mcount_return;
@@ -154,20 +182,44 @@ static long lost_return(void *unused)
 	abort();
 }
 
-/* Called with busy incremented; decrements it. */
-static RT_COLD uintptr_t mcount_exit_slow(struct rt_thread *t, uintptr_t pl)
+/* A return through the trampoline that is not the top frame's plain
+ * return. busy holds this hook's frame; restores the caller's busy. */
+static RT_COLD uintptr_t mcount_exit_slow(struct rt_thread *t, uintptr_t pl, uintptr_t busy)
 {
+	if (busy)
+		t->nested++;
+	else if (!t->slot && rt_hdr)
+		rt_sse_call(rt_ready, t); /* a forked child's first event */
 	uint64_t ts = rt_now();
-	while (t->depth && t->stack[t->depth - 1].sp < pl)
-		rt_pop_emit(t, ts, TPP_RT_UNWIND);
-	if (!t->depth || t->stack[t->depth - 1].sp != pl) {
-		rt_sse_call(lost_return, 0);
-		__builtin_unreachable();
+	/* The topmost frame owning this slot returns; frames above it were
+	 * left by a jump nobody reported. */
+	int i = t->depth - 1;
+	while (i >= 0 && t->stack[i].sp != pl)
+		i--;
+	uintptr_t ret;
+	if (i < 0) {
+		ret = rt_grave_find(t, pl);
+		if (!ret) {
+			rt_sse_call(lost_return, 0);
+			__builtin_unreachable();
+		}
+	} else {
+		while (t->depth > i + 1)
+			rt_pop_emit(t, ts, TPP_RT_UNWIND, t->lazy_why);
+		struct rt_frame *f = &t->stack[i];
+		uint32_t fl = f->flags;
+		ret = f->ret;
+		rt_pop_emit(t, ts, TPP_RT_EXIT, 0);
+		/* A tail call returns for the chain of functions that jumped to it. */
+		while ((fl & RT_F_TAIL) && t->depth) {
+			fl = t->stack[t->depth - 1].flags;
+			rt_pop_emit(t, ts, TPP_RT_UNWIND, TPP_RT_WHY_TAIL);
+		}
 	}
-	uintptr_t ret = t->stack[t->depth - 1].ret;
-	rt_pop_emit(t, ts, TPP_RT_EXIT);
+	if (busy)
+		t->nested--;
 	SIGNAL_FENCE();
-	t->busy--;
+	t->busy = busy;
 	return ret;
 }
 
@@ -175,13 +227,14 @@ RT_HIDDEN uintptr_t rt_mcount_exit(uintptr_t *parent_loc)
 {
 	struct rt_thread *t = &rt_self;
 	uintptr_t pl = (uintptr_t)parent_loc;
-	int busy = t->busy;
-	t->busy = busy + 1;
+	/* Runs even inside a hook a signal interrupted: the return must go on. */
+	uintptr_t busy = t->busy;
+	t->busy = HOOK_FRAME();
 	SIGNAL_FENCE();
 	int d = t->depth;
 	struct rt_frame *f = &t->stack[d - 1];
-	if (__builtin_expect(busy || t->head >= t->limit || !d || f->sp != pl, 0))
-		return mcount_exit_slow(t, pl);
+	if (__builtin_expect(busy || t->head >= t->limit || !d || f->sp != pl || (f->flags & RT_F_TAIL), 0))
+		return mcount_exit_slow(t, pl, busy);
 	uintptr_t ret = f->ret;
 	t->depth = d - 1;
 	if (f->flags & RT_F_EMITTED)
@@ -206,7 +259,7 @@ void rt_rehijack(struct rt_thread *t)
 {
 	for (int i = 0; i < t->depth; i++) {
 		struct rt_frame *f = &t->stack[i];
-		if (f->ret && !(f->flags & RT_F_HIJACKED) && *(uintptr_t *)f->sp == f->ret) {
+		if (f->ret && !(f->flags & (RT_F_HIJACKED | RT_F_TAIL)) && *(uintptr_t *)f->sp == f->ret) {
 			*(uintptr_t *)f->sp = (uintptr_t)rt_mcount_return;
 			f->flags |= RT_F_HIJACKED;
 		}

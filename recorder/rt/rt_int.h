@@ -23,20 +23,37 @@ enum {
 	RT_F_EMITTED = 2,  /* its entry is in the ring */
 	RT_F_HIDE = 4,     /* -N */
 	RT_F_ONLY = 8,     /* -F: counts in only_depth */
-	RT_F_HIJACKED = 16 /* mcount: *sp holds our trampoline, ret the original */
+	RT_F_HIJACKED = 16, /* mcount: *sp holds our trampoline, ret the original */
+	RT_F_TAIL = 32      /* mcount: entered by a jump from the frame below, whose
+			     * return slot (sp) it shares: it returns for both */
 };
 
+/* sp orders frames: a frame deeper in the same stack has a lower sp. mcount:
+ * where the return address lives (the caller's stack pointer - 8); cyg: the
+ * function's stack pointer when it called the hook. A jump to a stack
+ * pointer R leaves exactly the frames whose sp is below R. */
 struct rt_frame {
 	uint64_t addr; /* function (cyg) or call site of mcount inside it */
 	uint64_t ts;
-	uintptr_t sp;  /* mcount: where the return address lives; cyg: hook frame */
+	uintptr_t sp;
 	uintptr_t ret; /* mcount: the original return address */
 	uint32_t flags;
 };
 
+/* Return slots of frames dropped without their return, in case the drop
+ * was wrong (a stack switch nobody told us about): a return through one
+ * still finds its way home. */
+#define RT_GRAVE 64
+struct rt_grave {
+	uintptr_t sp, ret;
+};
+
 /* Hot fields first: every hook touches only the first cache line. */
 struct rt_thread {
-	int busy;  /* a hook is running: a signal handler's hooks stay out */
+	/* A hook is running: a signal handler's hooks stay out. Holds the
+	 * hook's frame address, so a jump out of a signal handler that
+	 * interrupted a hook can tell that the hook will never finish. */
+	uintptr_t busy;
 	int depth;
 	uint64_t head;  /* records written (published to slot->head after each) */
 	uint64_t limit; /* below it a record needs no check: room and pages exist,
@@ -49,6 +66,12 @@ struct rt_thread {
 	uint64_t pop_upto; /* ring records faulted in so far */
 	int only_depth;
 	int dead; /* no slot, or the thread is exiting: record nothing */
+	int nested;  /* a return hook inside a hook a signal interrupted: bookkeeping only */
+	int inherit; /* a forked child whose inherited frames are not announced yet */
+	uint64_t fork_ts;
+	struct rt_grave *grave; /* RT_GRAVE slots after the shadow stack */
+	uint32_t ngrave;
+	uint32_t lazy_why; /* why of frames found left behind: EXCEPTION while one unwinds */
 } __attribute__((aligned(64)));
 
 extern struct tpp_rt_hdr *rt_hdr RT_HIDDEN;
@@ -80,15 +103,22 @@ long rt_populate(void *t) RT_HIDDEN;
 void rt_set_limit(struct rt_thread *t) RT_HIDDEN;
 /* Marks the thread finished: no record is written after its exit time. */
 void rt_thread_stop(struct rt_thread *t) RT_HIDDEN;
+/* Adds mappings made since the last copy (a dlopen) to this process's maps
+ * in the shared memory. Not for hooks: it reads /proc. */
+void rt_maps_refresh(void) RT_HIDDEN;
 /* Activates -F/-N address filters when this process runs the filtered executable. */
 void rt_filters_init(void) RT_HIDDEN;
 
 /* Writes one record; 0 when it was dropped (ring full, counted, or thread done). */
 int rt_emit_slow(struct rt_thread *t, uint64_t ts, uint64_t word) RT_HIDDEN;
-/* User addresses on x86_64 stay below 2^57, clear of the kind bits. */
+/* User addresses on x86_64 stay below 2^57, clear of the kind and why bits. */
 static inline __attribute__((always_inline)) uint64_t rt_word(uint64_t addr, unsigned kind)
 {
 	return addr | ((uint64_t)kind << TPP_RT_KIND_SHIFT);
+}
+static inline uint64_t rt_word_why(uint64_t addr, unsigned kind, unsigned why)
+{
+	return rt_word(addr, kind) | ((uint64_t)why << TPP_RT_WHY_SHIFT);
 }
 /* Only when t->head < t->limit. */
 static inline __attribute__((always_inline)) void rt_emit_fast(struct rt_thread *t, uint64_t ts, uint64_t word)
@@ -111,7 +141,19 @@ static inline int rt_emit(struct rt_thread *t, uint64_t ts, uint64_t addr, unsig
 
 /* Common entry/exit logic (rt_stack.c). */
 int rt_push(struct rt_thread *t, uint64_t addr, uintptr_t sp, uintptr_t ret, uint64_t ts) RT_HIDDEN;
-void rt_pop_emit(struct rt_thread *t, uint64_t ts, int kind) RT_HIDDEN;
+/* Pops the top frame: an EXIT record, or UNWIND with why (enum tpp_rt_why). */
+void rt_pop_emit(struct rt_thread *t, uint64_t ts, int kind, unsigned why) RT_HIDDEN;
+/* Pops, as unwound for why, every frame below stack pointer sp: what a jump
+ * to sp leaves. */
+void rt_unwind_below(struct rt_thread *t, uintptr_t sp, uint64_t ts, unsigned why) RT_HIDDEN;
+/* The original return address of a hijacked slot whose frame is no longer
+ * on the shadow stack; 0 if unknown. */
+uintptr_t rt_grave_find(struct rt_thread *t, uintptr_t sp) RT_HIDDEN;
+/* A thread that has no ring yet claims one (0 if it cannot); a forked
+ * child then announces the frames it inherited. Via rt_sse_call from hooks. */
+long rt_ready(void *t) RT_HIDDEN;
+/* Writes the child's inherited frames (ENTRY, why INHERIT), outermost first. */
+void rt_announce_inherited(struct rt_thread *t) RT_HIDDEN;
 /* mcount's return trampoline (rt_hooks.c). */
 void rt_mcount_return(void) RT_HIDDEN;
 /* Restores every hijacked return address of t (before an unwinder walks the

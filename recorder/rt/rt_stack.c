@@ -1,7 +1,7 @@
 /* The per-thread shadow stack: what was entered and not yet left. It decides
  * what is recorded (filters, depth, minimum duration) and turns frames that
- * were skipped (longjmp, exceptions) into unwind records instead of exits
- * that never happened. */
+ * were skipped (longjmp, exceptions, tail calls) into unwind records, with
+ * the reason, instead of exits that never happened. */
 #include <link.h>
 #include <sys/stat.h>
 
@@ -99,26 +99,73 @@ static void emit_pending(struct rt_thread *t, int upto)
 	}
 }
 
-void rt_pop_emit(struct rt_thread *t, uint64_t ts, int kind)
+static void grave_add(struct rt_thread *t, uintptr_t sp, uintptr_t ret)
+{
+	if (!t->grave)
+		return;
+	t->grave[t->ngrave++ % RT_GRAVE] = (struct rt_grave){sp, ret};
+}
+
+uintptr_t rt_grave_find(struct rt_thread *t, uintptr_t sp)
+{
+	if (!t->grave)
+		return 0;
+	uint32_t n = t->ngrave < RT_GRAVE ? t->ngrave : RT_GRAVE;
+	for (uint32_t k = 1; k <= n; k++) {
+		struct rt_grave *g = &t->grave[(t->ngrave - k) % RT_GRAVE];
+		if (g->sp == sp)
+			return g->ret;
+	}
+	return 0;
+}
+
+void rt_pop_emit(struct rt_thread *t, uint64_t ts, int kind, unsigned why)
 {
 	struct rt_frame *f = &t->stack[--t->depth];
 	if (f->flags & RT_F_ONLY)
 		t->only_depth--;
-	if (t->busy > 1)
+	if (kind == TPP_RT_UNWIND && (f->flags & RT_F_HIJACKED))
+		grave_add(t, f->sp, f->ret);
+	if (t->nested)
 		return; /* inside a hook interrupted by a signal: bookkeeping only */
 	if (kind == TPP_RT_EXIT && (f->flags & (RT_F_WANT | RT_F_EMITTED)) == RT_F_WANT &&
 	    ts - f->ts >= rt_hdr->min_ticks)
 		emit_pending(t, t->depth);
 	if (f->flags & RT_F_EMITTED)
-		rt_emit(t, ts, f->addr, (unsigned)kind);
+		rt_emit(t, ts, f->addr | (uint64_t)why << TPP_RT_WHY_SHIFT, (unsigned)kind);
 }
 
+void rt_unwind_below(struct rt_thread *t, uintptr_t sp, uint64_t ts, unsigned why)
+{
+	while (t->depth && t->stack[t->depth - 1].sp < sp)
+		rt_pop_emit(t, ts, TPP_RT_UNWIND, why);
+}
+
+void rt_announce_inherited(struct rt_thread *t)
+{
+	t->inherit = 0;
+	for (int i = 0; i < t->depth; i++) {
+		struct rt_frame *f = &t->stack[i];
+		if ((f->flags & RT_F_EMITTED) &&
+		    !rt_emit(t, t->fork_ts, f->addr | (uint64_t)TPP_RT_WHY_INHERIT << TPP_RT_WHY_SHIFT, TPP_RT_ENTRY))
+			f->flags &= ~(uint32_t)RT_F_EMITTED;
+	}
+}
+
+long rt_ready(void *v)
+{
+	struct rt_thread *t = v;
+	if (!t->slot && !(rt_hdr && rt_claim(t)))
+		return 0;
+	if (t->inherit)
+		rt_announce_inherited(t);
+	return 1;
+}
+
+/* Frames the new one replaces are popped by the caller, which knows how
+ * its hook family orders stack pointers. */
 int rt_push(struct rt_thread *t, uint64_t addr, uintptr_t sp, uintptr_t ret, uint64_t ts)
 {
-	/* Frames at or below the new one are dead: a longjmp or an exception
-	 * left them without returning. */
-	while (t->depth && t->stack[t->depth - 1].sp <= sp)
-		rt_pop_emit(t, ts, TPP_RT_UNWIND);
 	if (t->depth >= RT_STACK_MAX)
 		return 0;
 	struct rt_frame *f = &t->stack[t->depth++];

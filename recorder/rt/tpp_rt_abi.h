@@ -11,7 +11,8 @@
  *    frees space with a release store of tail. Nothing blocks either side.
  *  - Records are 16 bytes: a timestamp (TSC ticks or CLOCK_MONOTONIC ns, see
  *    clock) and the function address with the record kind in the top 2 bits
- *    (user addresses on x86_64 use at most 57 bits).
+ *    and a reason ("why") in the 5 bits below them (user addresses on x86_64
+ *    use at most 57 bits).
  */
 #ifndef TPP_RT_ABI_H
 #define TPP_RT_ABI_H
@@ -24,7 +25,21 @@
 
 enum tpp_rt_kind { TPP_RT_ENTRY = 0, TPP_RT_EXIT = 1, TPP_RT_UNWIND = 2 };
 #define TPP_RT_KIND_SHIFT 62
-#define TPP_RT_ADDR_MASK ((1ULL << TPP_RT_KIND_SHIFT) - 1)
+#define TPP_RT_WHY_SHIFT 57
+#define TPP_RT_WHY_MASK 31u
+#define TPP_RT_ADDR_MASK ((1ULL << TPP_RT_WHY_SHIFT) - 1)
+/* Why a frame was closed without its return (UNWIND) or opened without a
+ * call (ENTRY with a non-zero why). */
+enum tpp_rt_why {
+	TPP_RT_WHY_NONE = 0,      /* UNWIND: the stack was found cut back (an unhooked jump) */
+	TPP_RT_WHY_JUMP = 1,      /* UNWIND: longjmp, siglongjmp, setcontext, at the jump */
+	TPP_RT_WHY_EXCEPTION = 2, /* UNWIND: a C++ exception, at the catch */
+	TPP_RT_WHY_TAIL = 3,      /* UNWIND: jumped to a function that returned for it */
+	TPP_RT_WHY_END = 4,       /* UNWIND: the thread ended inside it (pthread_exit) */
+	TPP_RT_WHY_SUSPEND = 5,   /* UNWIND: swapcontext left its stack; it may resume */
+	TPP_RT_WHY_INHERIT = 16,  /* ENTRY: a forked child's copy of a frame open at the fork */
+	TPP_RT_WHY_RESUME = 17,   /* ENTRY: a suspended frame resumed by a context switch */
+};
 
 enum tpp_rt_clock { TPP_RT_CLOCK_MONO = 0, TPP_RT_CLOCK_TSC = 1 };
 
