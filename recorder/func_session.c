@@ -42,7 +42,7 @@ struct func_session {
 	size_t h_len;
 	char *env[4];
 	struct func_probes *probes;
-	uint16_t t_entry, t_exit, t_unwind, t_thread_exit;
+	uint16_t t_entry, t_exit, t_unwind, t_thread_exit, t_resume;
 	int types_done;
 	/* per slot: our stream id (0 = not yet declared), lost already reported */
 	uint32_t *slot_stream;
@@ -372,14 +372,16 @@ int func_create_probes(struct func_session *s, const char *const **names, size_t
 
 int func_declare_types(struct func_session *s, struct tpp_writer *w, uint16_t *next_type)
 {
-	static const struct tpp_field_def addr[] = {{"addr", TPP_F_U64}};
+	static const struct tpp_field_def addr[] = {{"addr", TPP_F_U64}, {"why", TPP_F_U64}};
 	static const struct tpp_field_def pid[] = {{"pid", TPP_F_S64}};
 	if (!s->use_rt)
 		return 0;
-	const char *names[4] = {"func_entry", "func_exit", "func_unwind", "func_thread_exit"};
-	uint16_t *ids[4] = {&s->t_entry, &s->t_exit, &s->t_unwind, &s->t_thread_exit};
-	for (int i = 0; i < 4; i++) {
-		struct tpp_type_def t = {*next_type, names[i], "tracepp", 1, i < 3 ? addr : pid};
+	/* func_unwind and func_resume say why (enum tpp_rt_why, specs/format.md). */
+	const char *names[5] = {"func_entry", "func_exit", "func_unwind", "func_thread_exit", "func_resume"};
+	uint16_t *ids[5] = {&s->t_entry, &s->t_exit, &s->t_unwind, &s->t_thread_exit, &s->t_resume};
+	static const uint16_t nf[5] = {1, 1, 2, 1, 2};
+	for (int i = 0; i < 5; i++) {
+		struct tpp_type_def t = {*next_type, names[i], "tracepp", nf[i], i == 3 ? pid : addr};
 		int r = tpp_w_add_type(w, &t);
 		if (r < 0) {
 			func_fmt(s->err, sizeof(s->err), "declaring %s: %s", names[i], tpp_w_error(w));
@@ -491,20 +493,24 @@ int func_drain(struct func_session *s, struct tpp_writer *w, uint32_t *next_stre
 		for (; tail != head; tail++) {
 			struct tpp_rt_rec r = rec[tail & mask];
 			unsigned kind = (unsigned)(r.word >> TPP_RT_KIND_SHIFT);
+			unsigned why = (unsigned)(r.word >> TPP_RT_WHY_SHIFT) & TPP_RT_WHY_MASK;
 			uint64_t a = r.word & TPP_RT_ADDR_MASK;
-			union tpp_val v = {.u = a};
-			uint16_t type = kind == TPP_RT_ENTRY ? s->t_entry : kind == TPP_RT_EXIT ? s->t_exit : s->t_unwind;
+			union tpp_val v[2] = {{.u = a}, {.u = why}};
+			if (kind > TPP_RT_UNWIND)
+				continue; /* data records of a later runtime */
+			uint16_t type = kind == TPP_RT_ENTRY ? (why ? s->t_resume : s->t_entry)
+							     : kind == TPP_RT_EXIT ? s->t_exit : s->t_unwind;
 			uint64_t ts = to_mono(s, r.ts);
 			if (!first_ts)
 				first_ts = ts;
 			last_ts = ts;
-			int e = tpp_w_event(w, s->slot_stream[i], type, ts, sl->tid, &v);
+			int e = tpp_w_event(w, s->slot_stream[i], type, ts, sl->tid, v);
 			if (e < 0) {
 				__atomic_store_n(&sl->tail, tail, __ATOMIC_RELEASE);
 				func_fmt(s->err, sizeof(s->err), "writing function events: %s", tpp_w_error(w));
 				return e;
 			}
-			if (kind == TPP_RT_ENTRY)
+			if (kind == TPP_RT_ENTRY && !why)
 				note_addr(s, sl->pid, a);
 			s->events++;
 		}

@@ -1,6 +1,8 @@
 /* Call graph: per-function totals and the call tree aggregated by path,
- * from paired calls. Recursion counts each activation (like uftrace report),
- * so a recursive function's total includes itself. */
+ * from paired calls. Recursion counts each activation in calls and self
+ * time, but a function's total is the time spent inside it: a call nested
+ * in an open call of the same function (fib inside fib, even inside odd
+ * inside even) adds nothing to it, as in uftrace report. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,9 @@ static uint32_t child(struct an_cg *cg, uint32_t parent, uint32_t func)
 	memset(n, 0, sizeof(*n));
 	n->parent = parent;
 	n->func = func;
+	/* once per path: its calls are all nested or none is */
+	for (uint32_t a = parent; a && !n->nested; a = cg->nodes[a].parent)
+		n->nested = cg->nodes[a].func == func;
 	return (uint32_t)cg->nnodes++;
 }
 
@@ -78,12 +83,17 @@ static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c,
 		return;
 	}
 	struct an_func_stat *s = &r->cg->fs[f->func];
-	s->calls++;
-	s->total_ns += c->dur;
+	/* A frame this thread did not enter (inherited at fork, resumed
+	 * after a context switch) is not a call; its time counts. */
+	int call = !(c->flags & AN_CALL_RESUMED);
+	s->calls += call;
+	if (f->node == UINT32_MAX || !r->cg->nodes[f->node].nested)
+		s->total_ns += c->dur;
 	s->self_ns += c->self;
 	/* A call without its return lasted until an unknown time: it counts
 	 * in the totals up to where it was left, never in min and max. */
-	if (c->flags & (AN_CALL_NORET | AN_CALL_UNWOUND)) {
+	if (!call) {
+	} else if (c->flags & (AN_CALL_NORET | AN_CALL_UNWOUND)) {
 		s->noret++;
 	} else {
 		if (c->dur > s->max_ns)
@@ -93,7 +103,7 @@ static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c,
 	}
 	if (f->node != UINT32_MAX) {
 		struct an_cg_node *n = &r->cg->nodes[f->node];
-		n->calls++;
+		n->calls += call;
 		n->total_ns += c->dur;
 		n->self_ns += c->self;
 	}
@@ -135,8 +145,7 @@ static int feed(void *ctx, const struct tpp_event *ev)
 {
 	struct cg_run *r = ctx;
 	uint8_t k = an_ti(r->ty, ev)->kind;
-	if ((k == AN_FENTRY || k == AN_FEXIT || k == AN_UENTRY || k == AN_URET ||
-	     k == AN_FUNWIND) && !wanted(r, ev->tid))
+	if (k >= AN_FENTRY && k <= AN_URET && !wanted(r, ev->tid))
 		return 0;
 	int err;
 	an_pair_feed(r->p, ev, &err);

@@ -1,7 +1,10 @@
 /* Entry/return pairing per thread. A return is matched to the innermost open
  * frame of the same function; frames above it were left without a return
  * (longjmp, exception) and are closed as unwound, never paired with the
- * wrong return. A return matching nothing is an orphan. */
+ * wrong return. A return matching nothing is an orphan. The compiled-in
+ * runtime says itself when a frame was left without return (func_unwind,
+ * with why) and when one goes on without a call in this thread
+ * (func_resume: a forked child's inherited frames, a resumed context). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +111,7 @@ close_top(struct an_pair *p, struct an_thread *th, uint64_t ts, uint32_t flags,
 	c.self = c.dur > f->child_ns ? c.dur - f->child_ns : 0;
 	c.offcpu = f->offcpu_ns;
 	c.depth = th->depth - 1;
-	c.flags = flags;
+	c.flags = flags | (f->fl & AN_FRAME_RESUMED ? AN_CALL_RESUMED : 0);
 	c.has_ret = 0;
 	c.ret = 0;
 	if (ev && ti && ti->f[R_RET] >= 0) {
@@ -149,10 +152,10 @@ static __attribute__((noinline)) int grow_stack(struct an_thread *th)
 }
 
 /* An entry past an_pair_push_hot's common case: the stack grown, the
- * slot's function looked up. */
-static __attribute__((noinline)) int push_slow(struct an_pair *p, struct an_thread *th,
-					       const struct tpp_event *ev,
-					       const struct an_tinfo *ti)
+ * slot's function looked up; fl: AN_FRAME_* of the new frame. */
+static __attribute__((noinline)) int push_slow_fl(struct an_pair *p, struct an_thread *th,
+						  const struct tpp_event *ev,
+						  const struct an_tinfo *ti, uint8_t fl)
 {
 	if (th->depth == th->cap && grow_stack(th))
 		return -ENOMEM;
@@ -165,9 +168,52 @@ static __attribute__((noinline)) int push_slow(struct an_pair *p, struct an_thre
 			return -ENOMEM;
 	}
 	an_pair_push_hot(&p->hot, th, ev, ti);
+	th->st[th->depth - 1].fl = fl;
+	if (fl & AN_FRAME_RESUMED)
+		p->hot.entries--; /* not a call */
 	if (p->on_entry)
 		p->on_entry(p->ctx, th, ev);
 	return 0;
+}
+
+static __attribute__((noinline)) int push_slow(struct an_pair *p, struct an_thread *th,
+					       const struct tpp_event *ev,
+					       const struct an_tinfo *ti)
+{
+	return push_slow_fl(p, th, ev, ti, 0);
+}
+
+/* The runtime's why (enum tpp_rt_why) as call flags. */
+static uint32_t why_flags(uint64_t why)
+{
+	switch (why) {
+	case 2:
+		return AN_CALL_UNWOUND | AN_CALL_EXCEPTION;
+	case 3:
+		return AN_CALL_TAIL;
+	case 5:
+		return AN_CALL_UNWOUND | AN_CALL_SUSPENDED;
+	default:
+		return AN_CALL_UNWOUND;
+	}
+}
+
+/* func_unwind without a depth: the innermost open frame of addr (and any
+ * frame above it, which the runtime closes first) ends here. */
+static __attribute__((noinline)) void unwind_addr(struct an_pair *p, struct an_thread *th,
+						  const struct tpp_event *ev,
+						  const struct an_tinfo *ti)
+{
+	uint64_t addr = an_u(ev, ti, R_ADDR);
+	long k = (long)th->depth - 1;
+	while (k >= 0 && th->st[k].addr != addr)
+		k--;
+	if (k < 0)
+		return; /* entered before the recording, or by a parent */
+	th->last_ts = ev->ts;
+	while ((long)th->depth - 1 > k)
+		close_top_noret(p, th, ev->ts, AN_CALL_UNWOUND);
+	close_top_noret(p, th, ev->ts, why_flags(ti->f[R_WHY] >= 0 ? an_u(ev, ti, R_WHY) : 0));
 }
 
 /* A return that is not of the innermost frame: unwinding or an orphan. */
@@ -202,8 +248,15 @@ static __attribute__((noinline)) int feed_other(struct an_pair *p, const struct 
 			uint64_t d = an_u(ev, ti, R_DEPTH);
 			while (th->depth > d)
 				close_top_noret(p, th, ev->ts, AN_CALL_UNWOUND);
+		} else if (th) {
+			unwind_addr(p, th, ev, ti);
 		}
 		return 0;
+	case AN_FRESUME:
+		if (!(th = an_pair_thread(p, ev->tid)))
+			return -ENOMEM;
+		th->last_ts = ev->ts;
+		return push_slow_fl(p, th, ev, ti, AN_FRAME_RESUMED);
 	case AN_SWITCH: {
 		int32_t prev = (int32_t)an_u(ev, ti, R_PREV_PID);
 		int32_t next = (int32_t)an_u(ev, ti, R_NEXT_PID);
@@ -298,7 +351,7 @@ struct an_thread *an_pair_feed(struct an_pair *p, const struct tpp_event *ev, in
 {
 	const struct an_tinfo *ti = an_ti(p->ty, ev);
 	if ((*err = an_pair_feed_ti(p, ev, ti)) ||
-	    !((ENTRY_KINDS | RETURN_KINDS | 1u << AN_FUNWIND) >> ti->kind & 1))
+	    !((ENTRY_KINDS | RETURN_KINDS | 1u << AN_FUNWIND | 1u << AN_FRESUME) >> ti->kind & 1))
 		return NULL;
 	return an_pair_hot_thread(&p->hot, ev);
 }

@@ -26,6 +26,7 @@ static const struct {
 	{"func_entry", AN_FENTRY},
 	{"func_exit", AN_FEXIT},
 	{"func_unwind", AN_FUNWIND},
+	{"func_resume", AN_FRESUME},
 };
 
 /* Candidate field names per role, first match wins. */
@@ -50,6 +51,7 @@ static const char *const roles[AN_NROLES][4] = {
 	[R_ADDR] = {"addr", "__probe_ip", "skbaddr"},
 	[R_RET] = {"ret", "retval", "arg_ret"},
 	[R_DEPTH] = {"depth"},
+	[R_WHY] = {"why"},
 	[R_SK] = {"skaddr", "sk"},
 	[R_OLDSTATE] = {"oldstate"},
 	[R_NEWSTATE] = {"newstate"},
@@ -169,7 +171,7 @@ void an_want_pairing(const struct an_types *ty, uint32_t *want)
 {
 	/* an_pair_feed: calls, unwinding, and the switches and exits that
 	 * close frames or charge off-CPU time */
-	static const int r[] = {R_ADDR, R_RET, R_DEPTH, R_PREV_PID, R_NEXT_PID, R_PID};
+	static const int r[] = {R_ADDR, R_RET, R_DEPTH, R_WHY, R_PREV_PID, R_NEXT_PID, R_PID};
 	an_want_roles(ty, want, r, sizeof(r) / sizeof(r[0]));
 	for (size_t id = 0; id < TPP_MAX_TYPES; id++) {
 		const struct an_tinfo *ti = &ty->t[id];

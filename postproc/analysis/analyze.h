@@ -27,7 +27,7 @@ enum an_kind {
 	AN_BLK_INSERT, AN_BLK_ISSUE, AN_BLK_COMPLETE,
 	AN_NET_QUEUE, AN_NET_XMIT, AN_NET_RECV,
 	AN_SOCK_STATE, AN_SOCK_SEND, AN_SOCK_RECV, /* sock:* tracepoints */
-	AN_FENTRY, AN_FEXIT, AN_FUNWIND, /* the preloaded runtime's events */
+	AN_FENTRY, AN_FEXIT, AN_FUNWIND, AN_FRESUME, /* the preloaded runtime's events */
 	AN_UENTRY, AN_URET,              /* uprobes / uretprobes */
 	AN_NKINDS
 };
@@ -37,7 +37,7 @@ enum an_role {
 	R_CPU,  /* target_cpu / dest_cpu */
 	R_DEV, R_SECTOR, R_NSECT, R_BYTES, R_RWBS, R_ERROR,
 	R_LEN, R_NAME, R_RC,
-	R_ADDR, R_RET, R_DEPTH, R_ARG0,
+	R_ADDR, R_RET, R_DEPTH, R_ARG0, R_WHY,
 	R_SK, R_OLDSTATE, R_NEWSTATE, R_FAMILY, R_SPORT, R_DPORT, R_SADDR, R_DADDR, R_SADDR6,
 	R_DADDR6, R_FLAGS,
 	AN_NROLES
@@ -173,7 +173,13 @@ enum an_call_flags {
 	AN_CALL_NORET = 1,   /* no return seen: trace ended or thread exited */
 	AN_CALL_UNWOUND = 2, /* a caller returned first (longjmp, exception) */
 	AN_CALL_ORPHAN = 4,  /* a return without its entry (entry before the trace) */
+	AN_CALL_EXCEPTION = 8, /* with UNWOUND: left by a C++ exception */
+	AN_CALL_TAIL = 16,     /* it jumped to a function (tail call) that returned for it */
+	AN_CALL_SUSPENDED = 32, /* with UNWOUND: its stack was switched away (swapcontext) */
+	AN_CALL_RESUMED = 64,  /* opened without a call in this thread: inherited at fork,
+				* or resumed by a context switch (func_resume) */
 };
+#define AN_FRAME_RESUMED 1 /* an_frame.fl */
 struct an_frame {
 	uint64_t addr, ts;
 	uint64_t child_ns;  /* time in completed children */
@@ -182,6 +188,7 @@ struct an_frame {
 	uint32_t node;      /* free for the consumer (call-tree node, ...) */
 	uint32_t user;      /* free for the consumer (replay: line printed) */
 	uint8_t nargs;
+	uint8_t fl;         /* AN_FRAME_*: set before ops->entry */
 	uint64_t args[AN_MAX_ARGS];
 };
 struct an_thread {
@@ -260,6 +267,7 @@ static inline int an_pair_push_hot(struct an_pair_hot *h, struct an_thread *th,
 	f->child_ns = f->offcpu_ns = 0;
 	f->node = f->user = 0;
 	f->nargs = ti->nargs;
+	f->fl = 0;
 	for (int i = 0; i < ti->nargs; i++)
 		f->args[i] = ev->v[ti->f[R_ARG0] + i].u;
 	h->entries++;
@@ -333,6 +341,7 @@ struct an_func_stat {
 /* A call-tree node: the path from a thread's outermost frame. */
 struct an_cg_node {
 	uint32_t parent, func; /* node 0 is the root (func unused) */
+	uint32_t nested;       /* func is also on the path above: a recursive call */
 	uint64_t calls, total_ns, self_ns;
 };
 struct an_cg {

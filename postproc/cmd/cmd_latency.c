@@ -84,7 +84,7 @@ static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *call
 	}
 	if (r->fmatch[id] != 1)
 		return;
-	if (call->flags & (AN_CALL_NORET | AN_CALL_UNWOUND)) {
+	if (call->flags & (AN_CALL_NORET | AN_CALL_UNWOUND | AN_CALL_RESUMED)) {
 		r->noret++;
 		return;
 	}

@@ -274,6 +274,15 @@ static inline __attribute__((always_inline)) void entry_work(struct rp *r, struc
 
 static void on_entry(void *ctx, struct an_thread *th, const struct tpp_event *ev)
 {
+	struct an_frame *f = &th->st[th->depth - 1];
+	/* A frame this thread did not enter (inherited at fork, resumed): no
+	 * entry line, only its closing line where it returns. */
+	if (__builtin_expect(f->fl & AN_FRAME_RESUMED, 0)) {
+		if (ev->cpu >= 0 || ((struct rp *)ctx)->func)
+			entry_scope(ctx, th, ev);
+		f->user = 1;
+		return;
+	}
 	entry_work(ctx, th, ev);
 }
 

@@ -359,8 +359,14 @@ void rp_text_line(struct rp *r, const struct line *l)
 	}
 	if (l->flags & AN_CALL_NORET)
 		of_str(o, " [no return]");
-	if (l->flags & AN_CALL_UNWOUND)
+	if (l->flags & AN_CALL_EXCEPTION)
+		of_str(o, " [exception]");
+	else if (l->flags & AN_CALL_SUSPENDED)
+		of_str(o, " [suspended]");
+	else if (l->flags & AN_CALL_UNWOUND)
 		of_str(o, " [unwound]");
+	if (l->flags & AN_CALL_TAIL)
+		of_str(o, " [tail]");
 	of_ch(o, '\n');
 }
 
@@ -423,6 +429,12 @@ void rp_json_line(struct rp *r, const struct line *l)
 		of_str(o, ",\"noret\":true");
 	if (l->flags & AN_CALL_UNWOUND)
 		of_str(o, ",\"unwound\":true");
+	if (l->flags & AN_CALL_EXCEPTION)
+		of_str(o, ",\"exception\":true");
+	if (l->flags & AN_CALL_SUSPENDED)
+		of_str(o, ",\"suspended\":true");
+	if (l->flags & AN_CALL_TAIL)
+		of_str(o, ",\"tail\":true");
 	if (l->ev) {
 		const struct tpp_type *t = l->ev->t;
 		of_str(o, ",\"event\":");
