@@ -64,12 +64,19 @@ TRACEREC  := $(B)/tracerec
 LIBRT     := $(B)/libtpprt.so
 BENCH_BIN := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+ORACLE_C  := $(wildcard tests/oracle/src/s-*.c)
+ORACLE_CXX:= $(wildcard tests/oracle/src/s-*.cc)
+ORACLE_V  := pg-O0 pg-O2 fi-O0 fi-O2
+ORACLE    := $(foreach s,$(notdir $(basename $(ORACLE_C) $(ORACLE_CXX))),$(foreach v,$(ORACLE_V),$(B)/oracle/$(s)-$(v))) \
+             $(foreach v,$(ORACLE_V),$(B)/oracle/libplugin-$(v).so)
 SAMPLES   := $(foreach s,$(patsubst samples/src/%.c,%,$(SAMPLE_SRC)),$(B)/samples/$(s) $(B)/samples/$(s)-pg $(B)/samples/$(s)-fi) \
              $(foreach s,$(patsubst samples/src/%.cc,%,$(SAMPLE_CXX)),$(B)/samples/$(s) $(B)/samples/$(s)-pg $(B)/samples/$(s)-fi)
 
-.PHONY: all deps check check-fast check-san bench demo fuzz install clean samples
-# The recorder and runtime are built once their sources exist.
-all: $(TRACEPP) $(if $(REC_SRC),$(TRACEREC)) $(if $(RT_SRC),$(LIBRT)) $(BENCH_BIN) $(UNIT_BIN) samples
+.PHONY: all deps check check-fast check-san bench demo fuzz install clean samples oracle
+# The recorder and runtime are built once their sources exist. The oracle
+# programs are only recorded by the plain build's tests.
+all: $(TRACEPP) $(if $(REC_SRC),$(TRACEREC)) $(if $(RT_SRC),$(LIBRT)) $(BENCH_BIN) $(UNIT_BIN) samples \
+     $(if $(filter 1,$(SAN)),,oracle)
 
 samples: $(SAMPLES)
 
@@ -120,6 +127,23 @@ $(B)/samples/%-pg: samples/src/%.cc
 	@mkdir -p $(dir $@); g++ $(SAMPLE_CFLAGS) -pg -o $@ $< -lpthread
 $(B)/samples/%-fi: samples/src/%.cc
 	@mkdir -p $(dir $@); g++ $(SAMPLE_CFLAGS) -finstrument-functions -o $@ $< -lpthread
+
+# The outside oracle's programs (tests/oracle/): each under -pg and
+# -finstrument-functions at -O0 and -O2, as uftrace's own suite builds its
+# tests; recorded by tracerec and uftrace alike (tests/t-oracle.sh).
+oracle: $(ORACLE)
+oflags = -g -pthread -O$(lastword $(subst -O, ,$(1))) $(if $(findstring pg-,$(1)),-pg,-finstrument-functions)
+$(B)/oracle/libplugin-%.so: tests/oracle/src/plugin.c
+	@mkdir -p $(dir $@); $(CC) $(call oflags,$*) -fPIC -shared -o $@ $<
+define oracle_rules
+$(B)/oracle/%-$(1): tests/oracle/src/%.c tests/oracle/src/dl_path.h
+	@mkdir -p $$(dir $$@); $$(CC) $$(call oflags,$(1)) -o $$@ $$< -ldl
+$(B)/oracle/%-$(1): tests/oracle/src/%.cc
+	@mkdir -p $$(dir $$@); g++ $$(call oflags,$(1)) -o $$@ $$<
+$(B)/oracle/s-lib-$(1): tests/oracle/src/s-lib.c $(B)/oracle/libplugin-$(1).so
+	@mkdir -p $$(dir $$@); $$(CC) $$(call oflags,$(1)) -o $$@ $$< -L$(B)/oracle -lplugin-$(1) -Wl,-rpath,'$$$$ORIGIN'
+endef
+$(foreach v,$(ORACLE_V),$(eval $(call oracle_rules,$(v))))
 
 deps:
 	@missing=""; for p in $(DEB_BUILD) $(DEB_RUN) $(DEB_TEST) $(DEPS_EXTRA); do \

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Compiled-in tracing in the corners where a call tree goes wrong (issue 15):
+# longjmp, C++ exceptions, tail calls, stack switches (ucontext), children
+# started with their own environment, libraries loaded and unloaded, forked
+# children, recursion. Each program (tests/oracle/src) has a call tree known
+# from its source; the traced run must exit as the plain run does.
+# san: skip
+. "$(dirname "$0")/lib.sh"
+O=$B/oracle
+
+# The replay of t.tpp as "tid depth func flags" lines for calls, plus
+# "tid exit depth func" for the closing line of a call with an entry line.
+flow() {
+	"$TRACEPP" replay t.tpp --format=json | python3 -c '
+import json, sys
+for d in json.load(sys.stdin):
+    if d.get("kind") not in ("entry", "call", "exit"):
+        continue
+    marks = ",".join(k for k in ("unwound", "exception", "tail", "suspended", "noret") if d.get(k))
+    print(d["tid"], d["kind"], d["depth"], d["func"], marks or "-")'
+}
+# Calls per function from callgraph: "name=calls ..." for the names given.
+calls() {
+	"$TRACEPP" callgraph t.tpp --format=json 2>/dev/null | python3 -c '
+import json, sys
+c = {d["func"]: d["calls"] for d in json.load(sys.stdin)}
+print(" ".join("%s=%d" % (n, c.get(n, 0)) for n in sys.argv[1:]))' "$@"
+}
+# Records the program, which must exit and print as it does untraced.
+rec() { # PROGRAM
+	"$O/$1" >want.out 2>&1; want=$?
+	"$TRACEREC" record -q -o t.tpp -- "$O/$1" >got.out 2>&1; got=$?
+	echo "exit: untraced $want, traced $got"
+	[ "$want" = "$got" ] && cmp want.out got.out
+}
+
+for v in pg fi; do
+	test_expect "s-longjmp-$v: calls after a longjmp are main's, the frames it left close at the jump, marked" "
+		rec s-longjmp-$v-O0 && flow >f.txt && cat f.txt &&
+		[ \"\$(grep -c ' later ' f.txt)\" = 2 ] && ! grep ' later ' f.txt | grep -qv 'call 1 later -' &&
+		grep -q 'call 3 deep3 unwound' f.txt && grep -q 'exit 1 deep1 unwound' f.txt &&
+		[ \"\$('$TRACEPP' callgraph t.tpp --callers=later --format=json 2>/dev/null | python3 -c '
+import json, sys; print(\" \".join(d[\"func\"] for d in json.load(sys.stdin)))')\" = main ] &&
+		'$TRACEPP' dump t.tpp --format=json | python3 -c '
+import json, sys
+ev = [json.loads(l) for l in sys.stdin]
+uw = [e for e in ev if e[\"type\"] == \"func_unwind\"]
+later = min(e[\"ts\"] for e in ev if e[\"type\"] == \"func_entry\" and e.get(\"sym\") == \"later\")
+assert [e[\"sym\"] for e in uw] == [\"deep3\", \"deep2\", \"deep1\"], uw
+assert all(e[\"why\"] == 1 and e[\"ts\"] < later for e in uw), (uw, later)'"
+	test_expect "s-longjmp3-$v: siglongjmp out of a signal handler closes the handler and what it interrupted" "
+		rec s-longjmp3-$v-O0 && flow >f.txt && cat f.txt &&
+		[ \"\$(grep -c 'call 1 after -' f.txt)\" = 3 ] && [ \"\$(grep -c 'handler unwound' f.txt)\" = 3 ] &&
+		[ \"\$(calls work victim handler after)\" = 'work=3 victim=3 handler=3 after=3' ]"
+done
+
+for v in pg-O0 fi-O0; do
+	test_expect "s-exception-$v: a function called after the catch belongs to the catcher, the thrower closes as exception" "
+		rec s-exception-$v && flow >f.txt && cat f.txt &&
+		[ \"\$(grep -c ' _Z5afterv ' f.txt)\" = 2 ] && ! grep ' _Z5afterv ' f.txt | grep -qv 'call 2 _Z5afterv -' &&
+		[ \"\$('$TRACEPP' callgraph t.tpp --callers=_Z5afterv --format=json 2>/dev/null | python3 -c '
+import json, sys; print(\" \".join(d[\"func\"] for d in json.load(sys.stdin)))')\" = _Z3runi ]"
+done
+test_expect "s-exception3-pg: destructors run while unwinding are traced, the frames left close as exception" "
+	rec s-exception3-pg-O0 && flow >f.txt && cat f.txt &&
+	[ \"\$(grep -c '^[0-9]* entry 1 _Z5afterv -' f.txt)\" = 2 ] &&
+	[ \"\$(grep -c 'exit 2 _Z4failv unwound,exception' f.txt)\" = 2 ] &&
+	[ \"\$(grep -c 'exit 1 _Z7guardedv unwound,exception' f.txt)\" = 2 ] &&
+	[ \"\$(calls _Z7guardedv _Z4failv _Z4leafv)\" = '_Z7guardedv=2 _Z4failv=2 _Z4leafv=12' ]"
+
+test_expect "s-tailcall-pg-O2: a tail call shows as the machine made it: tail_b inside tail_a, both closed at tail_c's return, marked tail" "
+	rec s-tailcall-pg-O2 && flow >f.txt && cat f.txt &&
+	[ \"\$(grep -c 'entry 1 tail_a -' f.txt)\" = 2 ] && [ \"\$(grep -c 'entry 2 tail_b -' f.txt)\" = 2 ] &&
+	[ \"\$(grep -c 'call 3 tail_c -' f.txt)\" = 2 ] && [ \"\$(grep -c 'exit 2 tail_b tail' f.txt)\" = 2 ] &&
+	[ \"\$(grep -c 'exit 1 tail_a tail' f.txt)\" = 2 ] &&
+	'$TRACEPP' dump t.tpp --format=json | python3 -c '
+import json, sys
+uw = [json.loads(l) for l in sys.stdin]
+uw = [(e[\"sym\"], e[\"why\"]) for e in uw if e[\"type\"] == \"func_unwind\"]
+assert uw == [(\"tail_b\", 3), (\"tail_a\", 3)] * 2, uw'"
+
+for p in s-ucontext s-ucontext2; do
+	test_expect "$p-pg: makecontext/swapcontext run as untraced (no abort), every call recorded once" "
+		rec $p-pg-O0 && flow >f.txt && cat f.txt &&
+		case $p in
+		s-ucontext) [ \"\$(calls main resume co_body leaf)\" = 'main=1 resume=4 co_body=1 leaf=4' ] ;;
+		*) [ \"\$(calls main next generator produce yield consume)\" = 'main=1 next=4 generator=1 produce=3 yield=3 consume=3' ] ;;
+		esac && grep -q suspended f.txt"
+done
+test_expect "s-setcontext-pg: setcontext back to a getcontext two calls up closes the frames it left" "
+	rec s-setcontext-pg-O0 && flow >f.txt && cat f.txt &&
+	[ \"\$(calls main attempt retry done)\" = 'main=1 attempt=3 retry=2 done=1' ] &&
+	[ \"\$(grep -c 'exit 1 attempt unwound' f.txt)\" = 2 ] && grep -q 'call 1 done -' f.txt"
+
+for v in pg fi; do
+	test_expect "s-posix-spawn-$v: children spawned with an environment of their own are traced: 3 of 3 processes" "
+		rec s-posix-spawn-$v-O0 && [ \"\$(calls main child_main spawn_one)\" = 'main=3 child_main=2 spawn_one=2' ] &&
+		[ \"\$('$TRACEPP' dump t.tpp --format=json | python3 -c '
+import json, sys; print(len({json.loads(l)[\"tid\"] for l in sys.stdin if json.loads(l)[\"type\"] == \"func_entry\"}))')\" = 3 ]"
+	test_expect "s-execve-env-$v: a child exec'ed with an environment lacking ours is traced" "
+		rec s-execve-env-$v-O0 && [ \"\$(calls main child_main parent_main)\" = 'main=2 child_main=1 parent_main=1' ]"
+	test_expect "s-dlopen2-$v: functions of a library dlopen'ed and dlclose'd before exit have names" "
+		rec s-dlopen2-$v-O0 && [ \"\$(calls round_trip plugin_work plugin_leaf)\" = 'round_trip=2 plugin_work=2 plugin_leaf=3' ]"
+done
+
+for v in pg fi; do
+	test_expect "s-fork-deep-$v: a forked child returns through the frames it inherited, main's return included" "
+		rec s-fork-deep-$v-O0 && flow >f.txt && cat f.txt &&
+		child=\$('$TRACEPP' dump t.tpp --format=json | python3 -c '
+import json, sys; print({json.loads(l)[\"tid\"] for l in sys.stdin if json.loads(l)[\"type\"] == \"func_resume\"}.pop())') &&
+		grep \"^\$child \" f.txt >c.txt && cat c.txt &&
+		[ \"\$(head -1 c.txt)\" = \"\$child call 4 leaf -\" ] && grep -qx \"\$child exit 3 spawn -\" c.txt &&
+		grep -qx \"\$child exit 0 main -\" c.txt && [ \"\$(calls main level1 level2 spawn leaf)\" = 'main=1 level1=1 level2=1 spawn=1 leaf=5' ]"
+done
+test_expect "s-thread-fork-pg: fork in a second thread: the child's calls are traced" "
+	rec s-thread-fork-pg-O0 && [ \"\$(calls forker in_child leaf)\" = 'forker=1 in_child=1 leaf=3' ]"
+test_expect "s-signal-fork-pg: fork in a signal handler: the child's calls are inside the handler it inherited" "
+	rec s-signal-fork-pg-O0 && flow >f.txt && cat f.txt && [ \"\$(calls handler leaf)\" = 'handler=1 leaf=2' ] &&
+	grep -q '^[0-9]* call 2 leaf -' f.txt && grep -q '^[0-9]* exit 1 handler noret' f.txt"
+
+test_expect "callgraph: a recursive function's total is the time inside it, never more than its caller's" "
+	rec s-fib-pg-O0 && '$TRACEPP' callgraph t.tpp --format=json 2>/dev/null | python3 -c '
+import json, sys
+c = {d[\"func\"]: d for d in json.load(sys.stdin)}
+print(c[\"main\"], c[\"fib\"])
+assert c[\"fib\"][\"calls\"] == 465, c[\"fib\"]
+assert c[\"fib\"][\"total_ns\"] <= c[\"main\"][\"total_ns\"], (c[\"fib\"], c[\"main\"])
+assert c[\"fib\"][\"self_ns\"] <= c[\"fib\"][\"total_ns\"]'"
+
+test_done
