@@ -124,7 +124,7 @@ def summarise(t):
     return counts, shape
 
 
-def record_both(build, prog, work):
+def record_both(build, prog, work, uf_tries):
     """(uftrace summary, tracerec summary, exit statuses) for one binary."""
     exe = os.path.join(build, "oracle", prog)
     objs = [exe]
@@ -137,7 +137,11 @@ def record_both(build, prog, work):
     # uftrace as its users run it (library calls hooked: that is how it sees
     # setjmp and fork), deep enough for s-deep; --libname marks those
     # library calls (name@lib), which are dropped, as tracerec has none.
-    ur = run(["uftrace", "record", "--max-stack=8192", "-d", ud, exe], timeout=20, cwd=work)
+    for _ in range(uf_tries):
+        shutil.rmtree(ud, ignore_errors=True)
+        ur = run(["uftrace", "record", "--max-stack=8192", "-d", ud, exe], timeout=20, cwd=work)
+        if ur.returncode == plain:
+            break
     ut = run(["uftrace", "replay", "-d", ud, "--no-pager", "-f", "tid", "--demangle=no", "--libname"],
              cwd=work).stdout
     tf = os.path.join(work, "t.tpp")
@@ -152,10 +156,10 @@ def diff_counts(a, b):
     return ", ".join("%s uftrace %d tracerec %d" % (k, a[k], b[k]) for k in keys if a[k] != b[k])
 
 
-def compare_one(build, prog, verbose):
+def compare_one(build, prog, verbose, uf_tries):
     work = tempfile.mkdtemp(prefix="tpp-oracle.")
     try:
-        (uc, us), (tc, ts), (plain, urc, trc), ut, tt = record_both(build, prog, work)
+        (uc, us), (tc, ts), (plain, urc, trc), ut, tt = record_both(build, prog, work, uf_tries(prog))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     res = {}
@@ -197,9 +201,20 @@ def main():
     progs = [n + "-" + v for n in names for v in VARIANTS
              if os.path.exists(os.path.join(odir, n + "-" + v)) and
              (not only or n in only or n + "-" + v in only)]
+    # uftrace itself fails now and then on a busy machine (a fork in a
+    # thread once hung it): such a run is tried again, unless the failure
+    # is a known one.
+    known_uf = []
+    if known:
+        with open(known) as f:
+            known_uf = [l.split()[0] for l in f if l.strip() and not l.startswith("#") and
+                        len(l.split()) > 1 and l.split()[1] == "uftrace:"]
+
+    def uf_tries(prog):
+        return 1 if any(fnmatch.fnmatch(prog, k) for k in known_uf) else 3
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-        for prog, res in ex.map(lambda p: compare_one(build, p, verbose), progs):
+        for prog, res in ex.map(lambda p: compare_one(build, p, verbose, uf_tries), progs):
             results[prog] = res
     seen = set()
     for prog in progs:
