@@ -13,7 +13,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 # Debian packages: to build, to run the tests, to plot, and the peers used by `make bench`.
 DEB_BUILD := gcc g++ make binutils pkg-config libcbor-dev liblz4-dev libdw-dev libelf-dev libbz2-dev libtracefs-dev libtraceevent-dev
 DEB_RUN   := gnuplot-nox
-DEB_TEST  := clang libclang-rt-14-dev uftrace linux-perf python3 iproute2 util-linux e2fsprogs strace
+DEB_TEST  := clang libclang-rt-14-dev uftrace linux-perf python3 iproute2 util-linux e2fsprogs strace bpftrace
 DEB_BENCH := trace-cmd linux-perf hyperfine lttng-tools babeltrace2 bpftrace valgrind
 
 ifeq ($(SAN),1)

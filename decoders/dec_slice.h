@@ -30,6 +30,10 @@ struct tpp_dec_tcols {
 	uint32_t cap;
 	uint32_t scap;
 	struct dec_scratch *one; /* tpp_dec_next's scratch, made on first use */
+	/* with an intern: the handle of each string of the chunk, 0 until a
+	 * wanted field first holds it */
+	uint64_t *str_id;
+	uint32_t idcap;
 };
 
 /* Batch decoding: a slice of a chunk's events, column by column, into rows
@@ -63,9 +67,10 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 
 /* Column decoding, for scans (tpp_scan): the same slice as the arrays of
  * out (tpp_slice, each with room for DEC_SLICE entries), each event's k-th
- * wanted numeric field in col[k] (0 when its type wants fewer fields). Only
- * col[0..ncols) are written, ncols being the most fields any type wants; n,
- * stream and cpu are the caller's. A wanted field that is not a number is
- * reported as damage: the scan checks the schema first. */
+ * wanted numeric field in col[k] (0 when its type wants fewer fields), or a
+ * string field's handle from d->intern. Only col[0..ncols) are written,
+ * ncols being the most fields any type wants; n, stream and cpu are the
+ * caller's. A wanted field that is neither is reported as damage: the scan
+ * checks the schema first. */
 int dec_cols(struct tpp_chunk_dec *d, struct tpp_slice *out, unsigned ncols, uint32_t max, struct dec_scratch *sc);
 #endif

@@ -37,11 +37,15 @@ int tpp_dec_begin(struct tpp_chunk_dec *d, const struct tpp_reader *r, const str
 	const uint8_t **sp = d->str_ptr;
 	uint32_t *sl = d->str_len;
 	const uint32_t *want = d->want;
+	uint64_t (*intern)(void *, const char *, uint32_t) = d->intern;
+	void *intern_ctx = d->intern_ctx;
 	memset(d, 0, sizeof(*d));
 	d->tcols = tc;
 	d->str_ptr = sp;
 	d->str_len = sl;
 	d->want = want;
+	d->intern = intern;
+	d->intern_ctx = intern_ctx;
 	d->r = r;
 	d->c = c;
 	d->count = c->count;
@@ -80,6 +84,17 @@ int tpp_dec_begin(struct tpp_chunk_dec *d, const struct tpp_reader *r, const str
 			return -ENOMEM;
 		}
 		tc->scap = d->nstr;
+	}
+	if (d->intern) {
+		if (d->nstr > tc->idcap) {
+			free(tc->str_id);
+			if (!(tc->str_id = malloc(d->nstr * sizeof(*tc->str_id)))) {
+				tc->idcap = 0;
+				return -ENOMEM;
+			}
+			tc->idcap = d->nstr;
+		}
+		memset(tc->str_id, 0, d->nstr * sizeof(*tc->str_id));
 	}
 	for (uint32_t i = 0; i < d->nstr; i++) {
 		if (cbor_get_head(&p, end, &mj, &v) || mj != 3 || v > (uint64_t)(end - p))
@@ -335,6 +350,26 @@ int dec_slice(struct tpp_chunk_dec *d, uint8_t *rows, uint32_t max, struct dec_s
 	return (int)n;
 }
 
+/* The next n values of a string column as the caller's handles, for events
+ * order[0..n): a string is interned the first time the chunk uses it. */
+static int handles(struct tpp_chunk_dec *d, struct col *c, const uint32_t *order, uint32_t n, uint64_t *dst)
+{
+	uint64_t *ids = d->tcols->str_id;
+	const uint8_t *p = c->p, *end = c->end;
+	for (uint32_t j = 0; j < n; j++) {
+		uint64_t v;
+		if (get_varint(&p, end, &v))
+			return bad(d, "field column ends early");
+		if (v >= d->nstr)
+			return bad(d, "string index out of range");
+		if (!ids[v] && !(ids[v] = d->intern(d->intern_ctx, (const char *)d->str_ptr[v], d->str_len[v])))
+			return -ENOMEM;
+		dst[order[j]] = ids[v];
+	}
+	c->p = p;
+	return 0;
+}
+
 int dec_cols(struct tpp_chunk_dec *d, struct tpp_slice *out, unsigned ncols, uint32_t max, struct dec_scratch *sc)
 {
 	uint32_t n = slice_len(d, max), *beg, *cnt;
@@ -373,7 +408,14 @@ int dec_cols(struct tpp_chunk_dec *d, struct tpp_slice *out, unsigned ncols, uin
 			return bad(d, "a column scan got more fields than columns");
 		/* the k-th wanted field of a type goes to column k */
 		for (unsigned o = 0; o < nops; o++) {
-			if (tc->ft[tc->ops[o]] > TPP_F_S64)
+			unsigned ft = tc->ft[tc->ops[o]];
+			if (ft == TPP_F_STR && d->intern) {
+				int he = handles(d, &tc->c[tc->ops[o]], sc->order + b, e - b, out->col[o]);
+				if (he)
+					return he;
+				continue;
+			}
+			if (ft > TPP_F_S64)
 				return bad(d, "a column scan asked for a field that is not a number");
 			if (numbers(d, &tc->c[tc->ops[o]], sc->order + b, e - b, (uint8_t *)out->col[o],
 				    sizeof(*out->col[o])))
@@ -409,6 +451,7 @@ void tpp_dec_end(struct tpp_chunk_dec *d)
 {
 	if (d->tcols) {
 		free(d->tcols->t);
+		free(d->tcols->str_id);
 		if (d->tcols->one)
 			free(d->tcols->one->start);
 		free(d->tcols->one);

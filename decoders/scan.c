@@ -222,6 +222,8 @@ static void produce(struct tpp_scan *s, struct sstream *t, struct dec_scratch *s
 				break;
 			}
 			t->dec.want = s->o.want;
+			t->dec.intern = s->o.intern;
+			t->dec.intern_ctx = s->o.intern_ctx;
 			int e = tpp_dec_begin(&t->dec, s->r, c, t->buf, (size_t)len);
 			if (e) {
 				damage(sl, e, t->dec.err[0] ? t->dec.err : tpp_strerror(e));
@@ -606,13 +608,16 @@ int tpp_scan_open(struct tpp_scan **sp, struct tpp_reader *r, const struct tpp_s
 	if (s->ranged && !s->o.to_ts)
 		s->o.to_ts = UINT64_MAX;
 	int rc = -ENOMEM;
-	/* only numbers, and few of them, fit the columns */
+	/* only numbers (and strings as the caller's handles), and few of
+	 * them, fit the columns */
 	for (unsigned id = 0; s->o.want && id < TPP_MAX_TYPES; id++) {
 		const struct tpp_type *ty = s->o.want[id] ? tpp_r_type(r, (uint16_t)id) : NULL;
 		unsigned nw = 0;
 		for (unsigned f = 0; ty && f < ty->nfields && f < 32; f++)
 			if (s->o.want[id] >> f & 1) {
-				if (ty->fields[f].type > TPP_F_S64 || ++nw > TPP_SCAN_COLS) {
+				int ok = ty->fields[f].type <= TPP_F_S64 ||
+					 (ty->fields[f].type == TPP_F_STR && s->o.intern);
+				if (!ok || ++nw > TPP_SCAN_COLS) {
 					rc = -ENOTSUP;
 					goto fail;
 				}

@@ -43,6 +43,9 @@ struct tpp_chunk_dec {
 	uint32_t maxf; /* the most fields of any type in the chunk */
 	uint32_t stream;
 	const uint32_t *want; /* tpp_dec_want: kept across tpp_dec_begin */
+	/* string handles for column scans (tpp_scan_opts.intern): kept too */
+	uint64_t (*intern)(void *ctx, const char *s, uint32_t len);
+	void *intern_ctx;
 	int32_t thread_tid; /* thread streams: the tid of every event; else -1 */
 	int32_t cpu;        /* the cpu of every event, -1 for a thread's stream */
 	uint64_t last_ts;
@@ -145,10 +148,21 @@ struct tpp_scan_opts {
 	 * different threads. */
 	void (*prep)(void *ctx, struct tpp_slice *sl, void *state);
 	void *prep_ctx;
+	/* Optional: string fields may be wanted too, handed out as handles the
+	 * caller makes: a wanted string field's col[k] is what intern returned
+	 * for its bytes. It is called once per chunk for each distinct string
+	 * a wanted field holds there, on whichever thread decodes the chunk
+	 * (so it must be thread-safe), and must return the same handle for
+	 * the same bytes every time; 0 means out of memory (the chunk is then
+	 * reported damaged). Interning once per chunk, not per event, keeps a
+	 * string field as cheap as a number. */
+	uint64_t (*intern)(void *ctx, const char *s, uint32_t len);
+	void *intern_ctx;
 };
 /* 0, or -ENOTSUP when the file needs tpp_iter (a stream whose chunks
  * overlap in time or are not marked sorted, or a wanted field that is not
- * a number, or more than TPP_SCAN_COLS of them), or -ENOMEM / -EAGAIN. */
+ * a number or, with intern, a string, or more than TPP_SCAN_COLS of them),
+ * or -ENOMEM / -EAGAIN. */
 int tpp_scan_open(struct tpp_scan **s, struct tpp_reader *r, const struct tpp_scan_opts *o);
 /* A run: events [from, to) of c, one stream's, in time order. */
 struct tpp_run {

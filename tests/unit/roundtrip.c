@@ -1,6 +1,7 @@
 /* roundtrip — what goes into the writer comes out of the reader, byte for
  * byte: every field type, extreme values, several streams, late types,
  * metadata records, in file order and in global time order. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,79 @@ struct rec {
 	uint32_t blen;
 };
 
+
+/* A string interned for scans: the handle is the address of its copy. */
+struct istr {
+	uint32_t len;
+	char s[64];
+};
+static struct istr istrs[64];
+static int nistr, interned_calls;
+static pthread_mutex_t istr_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t test_intern(void *ctx, const char *s, uint32_t len)
+{
+	(void)ctx;
+	uint64_t h = 0;
+	pthread_mutex_lock(&istr_lock);
+	interned_calls++;
+	for (int i = 0; i < nistr && !h; i++)
+		if (istrs[i].len == len && !memcmp(istrs[i].s, s, len))
+			h = (uint64_t)(uintptr_t)&istrs[i];
+	if (!h && nistr < 64 && len < 64) {
+		istrs[nistr].len = len;
+		memcpy(istrs[nistr].s, s, len);
+		h = (uint64_t)(uintptr_t)&istrs[nistr++];
+	}
+	pthread_mutex_unlock(&istr_lock);
+	return h;
+}
+
+/* t_mix's string and number read by a scan with an intern, in step with
+ * tpp_iter: each handle names the iterator's string. */
+static int scan_strings(struct tpp_reader *r, int threads, long *events, long *diffs)
+{
+	static uint32_t want[TPP_MAX_TYPES];
+	want[3] = 1u << 1 | 1u << 2;
+	struct tpp_scan *s;
+	struct tpp_scan_opts so = {.sz = sizeof(so), .want = want, .threads = threads, .intern = test_intern};
+	int e = tpp_scan_open(&s, r, &so);
+	if (e)
+		return e;
+	struct tpp_iter *it;
+	struct tpp_iter_opts io = {.sz = sizeof(io), .sorted = 1, .want = want};
+	if ((e = tpp_iter_open(&it, r, &io))) {
+		tpp_scan_close(s);
+		return e;
+	}
+	*events = *diffs = 0;
+	interned_calls = 0;
+	struct tpp_run runs[64];
+	int nr;
+	while ((nr = tpp_scan_runs(s, runs, 64)) > 0)
+		for (int k = 0; k < nr; k++)
+			for (uint32_t i = runs[k].from; i < runs[k].to; i++) {
+				const struct tpp_event *ev;
+				const struct tpp_cols *c = runs[k].c;
+				++*events;
+				if (tpp_iter_next(it, &ev) != 1 || ev->type != c->type[i]) {
+					++*diffs;
+					continue;
+				}
+				if (ev->type != 3) {
+					*diffs += c->col[0][i] || c->col[1][i];
+					continue;
+				}
+				const struct istr *is = (const struct istr *)(uintptr_t)c->col[0][i];
+				*diffs += !is || is->len != ev->v[1].s.len || memcmp(is->s, ev->v[1].s.p, is->len) ||
+					  c->col[1][i] != ev->v[2].u;
+			}
+	tpp_iter_close(it);
+	tpp_scan_close(s);
+	/* once per chunk and string, not per event */
+	if (nr < 0 || interned_calls > 4 * (int)tpp_r_nchunks(r))
+		++*diffs;
+	return 0;
+}
 
 /* Column scans: a file of nstreams CPU streams in time order, with equal
  * timestamps across streams (ties go to the lower stream), read by
@@ -83,6 +157,12 @@ static void scan_file(const char *path, int nstreams)
 		CHECK(scan_vs_iter(r, want, from, to, threads, &c) == 0, "ranged scan opens");
 		CHECK(c.events == (long)c.si.events && c.events > 0 && c.events < n && c.diffs == 0,
 		      "time range: %ld events, %ld differ", c.events, c.diffs);
+	}
+	for (int threads = 0; threads < 2; threads++) {
+		long events = 0, diffs = 0;
+		CHECK(scan_strings(r, threads, &events, &diffs) == 0, "scan with strings opens");
+		CHECK(events == n && diffs == 0, "strings as handles, threads %d: %ld events, %ld differ", threads,
+		      events, diffs);
 	}
 	five[9] = 0x1f;
 	CHECK(scan_vs_iter(r, five, 0, 0, 0, &c) == -ENOTSUP, "five numbers of a type do not fit the columns");
