@@ -25,7 +25,7 @@ endif
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Iformat -Idecoders -Irecorder $(EXTRA_CFLAGS)
 # tracepp's rooms (postproc/README.md says what each may include)
-TPP_INC  := -Ipostproc -Ipostproc/cmd -Ipostproc/analysis -Ipostproc/out -Iplot -Iutil
+TPP_INC  := -Ipostproc -Ipostproc/cmd -Ipostproc/analysis -Ipostproc/out -Ipostproc/script -Iplot -Iutil
 CFLAGS   += $(TPP_INC)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)

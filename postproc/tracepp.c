@@ -19,6 +19,7 @@ static const struct {
 	{"plot", cmd_plot, "gnuplot diagrams: timeline, hist, heatmap, gantt"},
 	{"replay", cmd_replay, "the flow of calls per thread, indented, with kernel events inline"},
 	{"report", cmd_report, "one self-contained HTML page: facts, summaries, plots"},
+	{"script", cmd_script, "bpftrace programs over the recording: predicates, maps, aggregations, printf"},
 	{"sched", cmd_sched, "per task: on-CPU time, switches, migrations, run-queue wait, wakeup latency"},
 };
 
