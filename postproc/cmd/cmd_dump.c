@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "out_fast.h"
+#include "script.h"
 
 /* What dump needs to know about each type, worked out once. */
 struct tinfo {
@@ -27,7 +28,9 @@ struct tinfo {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tracepp dump [--sorted] [--format=text|json] [--time-range=FROM,TO] [--type=NAME[,NAME..]]\n"
-		   "                    [--tid=TID] [--srcline] FILE\n"
+		   "                    [--tid=TID] [--where=FILTER] [--srcline] FILE\n"
+		   "  --where    only events the filter passes, in the kernel's filter syntax (tracerec --filter):\n"
+		   "             'prev_state == 1 && prev_comm ~ \"bash*\"'\n"
 		   "  --srcline  add FILE:LINE of addresses, from local binaries with the recorded build-id\n");
 }
 
@@ -77,11 +80,11 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types)
 int cmd_dump(int argc, char **argv)
 {
 	int fmt = OUT_TEXT, sorted = 0, srcline = 0;
-	const char *range = NULL, *types = NULL;
+	const char *range = NULL, *types = NULL, *where = NULL;
 	long tid_filter = -1;
 	static const struct option lo[] = {{"format", 1, 0, 'f'}, {"sorted", 0, 0, 's'}, {"time-range", 1, 0, 'r'},
 					   {"type", 1, 0, 't'},   {"tid", 1, 0, 'T'},    {"help", 0, 0, 'h'},
-					   {"srcline", 0, 0, 'l'}, {0, 0, 0, 0}};
+					   {"srcline", 0, 0, 'l'}, {"where", 1, 0, 'w'}, {0, 0, 0, 0}};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -95,6 +98,7 @@ int cmd_dump(int argc, char **argv)
 		case 't': types = optarg; break;
 		case 'T': tid_filter = strtol(optarg, NULL, 10); break;
 		case 'l': srcline = 1; break;
+		case 'w': where = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -118,6 +122,17 @@ int cmd_dump(int argc, char **argv)
 	if (!ti || !o || tpp_names_open(&nm, r) || tpp_iter_open(&it, r, &io)) {
 		fprintf(stderr, "tracepp dump: out of memory\n");
 		return 1;
+	}
+	struct tps_filter *flt = NULL;
+	char ferr[512];
+	if (where && tps_filter_new(&flt, where, r, nm, ferr, sizeof(ferr))) {
+		fprintf(stderr, "tracepp dump: --where: %s\n", ferr);
+		tpp_iter_close(it);
+		tpp_names_close(nm);
+		tpp_r_close(r);
+		free(ti);
+		free(o);
+		return 2;
 	}
 	/* libdw is opened only when asked: it reads every matching binary */
 	struct an_dwarf *dw = NULL;
@@ -144,7 +159,7 @@ int cmd_dump(int argc, char **argv)
 		struct tinfo *t = &ti[ev->type];
 		if (!t->ready)
 			prep(t, ev->t, types);
-		if (!t->selected)
+		if (!t->selected || (flt && !tps_filter_match(flt, ev)))
 			continue;
 		/* consecutive events mostly share a task: look its name up once */
 		if (ev->tid != last_tid) {
@@ -273,6 +288,7 @@ int cmd_dump(int argc, char **argv)
 		rc = 1;
 	}
 	tpp_iter_close(it);
+	tps_filter_free(flt);
 	an_dwarf_close(dw);
 	tpp_names_close(nm);
 	tpp_r_close(r);

@@ -30,6 +30,7 @@ struct cg {
 		int set;
 	} var[MAX_VARS];
 	int nvars, top, filter;
+	int missing, leaves; /* filters: a field the type lacks; comparisons it has */
 	struct loop loops[MAX_LOOPS];
 	int nloops;
 	int bad; /* this site's code failed (an error, or a filter field the type lacks) */
@@ -283,8 +284,8 @@ static struct sc_type gen_field(struct cg *g, struct sc_node *n, int dst)
 		for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
 			if (strlen(common[i].name) == n->nlen && !memcmp(common[i].name, n->name, n->nlen))
 				return gen_builtin_named(g, n, common[i].id, dst);
-		/* this type cannot match; another may */
-		g->bad = 1;
+		/* the comparison is unknown for this type (sc_code's gen_flogic) */
+		g->missing = 1;
 		return T_NONE;
 	}
 	if (n->nlen == 10 && !memcmp(n->name, "common_pid", 10))
@@ -1067,6 +1068,50 @@ static int stmt(struct cg *g, struct sc_node *n)
 	return err(g, n->pos, "not a statement");
 }
 
+/* A filter's logic over three values, as SQL treats a missing column: 0
+ * false, 1 unknown (a comparison on a field this type lacks), 2 true;
+ * NOT is 2 - x, AND the least, OR the greatest, and an event passes only
+ * a true filter. So "a == 1 || b == 2" keeps the events of types with
+ * either field, and "!(a == 1)" never keeps a type without a. */
+static int gen_flogic(struct cg *g, struct sc_node *n, int dst)
+{
+	if (n->kind == E_UN && n->op == '!') {
+		int save = g->top, t = tmp(g, n->pos);
+		if (gen_flogic(g, n->a, dst))
+			return -1;
+		imm(g, t, 2);
+		emit(g, OP_SUB, dst, t, dst, 0);
+		g->top = save;
+		return 0;
+	}
+	if (n->kind == E_BIN && (n->op == P_AND || n->op == P_OR)) {
+		int save = g->top, r = tmp(g, n->pos), t = tmp(g, n->pos);
+		if (gen_flogic(g, n->a, dst) || gen_flogic(g, n->b, r))
+			return -1;
+		/* AND: the least of the two, OR: the greatest */
+		emit(g, OP_LTU, t, n->op == P_AND ? r : dst, n->op == P_AND ? dst : r, 0);
+		uint32_t j = emit(g, OP_JZ, t, 0, 0, 0);
+		emit(g, OP_MOV, dst, r, 0, 0);
+		g->c->ins[j].x = g->c->n;
+		g->top = save;
+		return 0;
+	}
+	uint32_t start = g->c->n;
+	g->missing = 0;
+	struct sc_type t = gen(g, n, dst);
+	if (g->missing) {
+		g->c->n = start;
+		imm(g, dst, 1);
+		return 0;
+	}
+	if (t.t != TY_INT)
+		return t.t == TY_NONE ? -1 : err(g, n->pos, "a filter is a condition");
+	g->leaves++;
+	gen_bool(g, dst);
+	emit(g, OP_ADD, dst, dst, dst, 0);
+	return 0;
+}
+
 /* The $variables of a site, each in its own register from 0 up. */
 static void collect_vars(struct cg *g, struct sc_node *n)
 {
@@ -1104,21 +1149,17 @@ static int compile_site(struct sc_prog *P, struct sc_site *s, struct sc_node *pr
 	s->code.nregs = (uint16_t)g.nvars;
 	int rc = 0;
 	if (filter) {
-		int v = tmp(&g, filter->pos);
-		struct sc_type t = gen(&g, filter, v);
-		if (t.t == TY_INT && !g.bad) {
-			emit(&g, OP_RETV, v, 0, 0, 0);
-		} else {
-			if (t.t != TY_INT && t.t != TY_NONE)
-				err(&g, filter->pos, "a filter is a condition");
-			/* a type that lacks a field the filter names never matches */
+		int v = tmp(&g, filter->pos), two = tmp(&g, filter->pos);
+		if (gen_flogic(&g, filter, v) || g.bad || !g.leaves) {
+			/* a type the filter cannot judge never passes */
 			s->code.n = 0;
-			imm(&g, 0, 0);
-			emit(&g, OP_RETV, 0, 0, 0, 0);
-			if (s->code.nregs < 1)
-				s->code.nregs = 1;
+			imm(&g, v, 0);
+			emit(&g, OP_RETV, v, 0, 0, 0);
 			return 1;
 		}
+		imm(&g, two, 2);
+		emit(&g, OP_EQ, v, v, two, 0);
+		emit(&g, OP_RETV, v, 0, 0, 0);
 		return 0;
 	}
 	if (pred) {

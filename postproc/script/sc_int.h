@@ -171,6 +171,24 @@ uint64_t *sc_map_get(const struct sc_map *m, const uint64_t *key);
  * -ENOMEM. Pointers into the map are valid until the next insertion. */
 uint64_t *sc_map_put(struct sc_map *m, const uint64_t *key);
 int sc_map_del(struct sc_map *m, const uint64_t *key);
+static inline uint64_t *sc_map_ent(const struct sc_map *m, uint32_t i);
+/* sc_map_put with the common case inline: a key of one word or none,
+ * already present. */
+static inline uint64_t *sc_map_put_fast(struct sc_map *m, const uint64_t *key)
+{
+	if (m->nkw == 1) {
+		uint64_t h = sc_hash_words(key, 1);
+		uint32_t s = m->slot[(uint32_t)h & m->mask];
+		if (s && s != SC_TOMB) {
+			uint64_t *e = sc_map_ent(m, s - 1);
+			if (e[0] == key[0])
+				return e + 1;
+		}
+	} else if (!m->nkw && m->n) {
+		return m->ents;
+	}
+	return sc_map_put(m, key);
+}
 void sc_map_clear(struct sc_map *m);
 static inline uint64_t *sc_map_ent(const struct sc_map *m, uint32_t i) { return m->ents + (size_t)i * m->ew; }
 
@@ -236,6 +254,7 @@ struct sc_site {
 	uint32_t ap;       /* attach point of p */
 	uint8_t kind;
 	uint8_t dyn;       /* the function is matched per event (uprobes) */
+	uint8_t recorded;  /* a uprobe event type of tracerec -u: one function */
 	uint16_t type;     /* event type id (SK_TP, SK_U*, SK_FILTER) */
 	const struct tpp_type *t;
 	const char *probe; /* the probe's name as bpftrace prints it */
@@ -247,6 +266,7 @@ struct sc_site {
 	int8_t arg_f[16];  /* arg0..: fields */
 	uint64_t probe_sv; /* the probe's name, interned */
 	uint64_t func_sv;  /* the function's name when fixed, else 0 */
+	uint64_t last_func, last_probe; /* dyn: the probe's name for the last function */
 	struct sc_code code;
 	uint64_t fired;
 	uint32_t index;    /* in the program's site list */
@@ -261,7 +281,7 @@ struct sc_tinfo {        /* per event type of the file */
 	uint8_t nslots, rows_only;  /* rows_only: a field a scan cannot hand out */
 	struct sc_site **sites;
 	uint32_t nsites;
-	uint8_t dyn;
+	uint8_t dyn, recorded;
 	int8_t addr_slot;    /* dyn: the slot with the function's address */
 };
 struct sc_prog {
@@ -365,7 +385,11 @@ struct sc_rt {
 	struct sc_map threads; /* tid -> struct sc_thr * */
 	struct sc_task *recs;
 	size_t nrecs;
-	struct sc_map funcs;   /* (type, pid, addr) -> site mask, function, probe */
+	struct sc_map funcs;   /* (type, pid, addr) -> site mask, function */
+	struct sc_uid {        /* per recorded uprobe type: its one function, once placed */
+		uint64_t mask, func;
+		int placed, warned;
+	} *uid;
 	int64_t wall_off;
 	uint64_t t0, t_end;    /* the trace's first and last event */
 	int stop;              /* exit() was called */
@@ -397,7 +421,10 @@ int sc_strftime(struct sc_rt *rt, struct sc_buf *b, const char *fmt, size_t flen
  * divided by div. */
 void sc_print_map(struct sc_rt *rt, struct sc_mapdef *d, uint64_t top, uint64_t div);
 void sc_print_all(struct sc_rt *rt);
-/* A dynamic site's function for the event, resolved once per address. */
+/* Which of a dynamic type's sites the event reaches (bit k: ti->sites[k]),
+ * its function's name in ctx->func; resolved once per address. */
 uint64_t sc_resolve(struct sc_rt *rt, struct sc_ctx *ctx, const struct sc_tinfo *ti);
+/* A dynamic site's probe name for the function in ctx->func. */
+uint64_t sc_site_probe(struct sc_rt *rt, struct sc_site *s, uint64_t func);
 #include "out_fast.h"
 #endif

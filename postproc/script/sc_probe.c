@@ -204,7 +204,7 @@ static int resolve_tp(struct sc_prog *P, struct sc_probe *p, uint32_t ap, const 
 	if (!hits) {
 		char have[400];
 		list_types(P, 0, have, sizeof(have));
-		sc_fail(P, pos, "%s: %s has no such events (it recorded %s)", as_written, P->src_name, have);
+		sc_fail(P, pos, "%s: %s has no such events (its event types: %s)", as_written, P->src_name, have);
 		return -1;
 	}
 	return 0;
@@ -263,6 +263,7 @@ static int resolve_u(struct sc_prog *P, struct sc_probe *p, uint32_t ap, const c
 		s->type = t->id;
 		s->t = t;
 		s->dyn = 1;
+		s->recorded = k == 1 || k == 2;
 		s->bin = bin;
 		s->fn = fn;
 		s->probe = fmt_name(P, ret ? "uretprobe" : "uprobe", bin, fn);

@@ -114,8 +114,10 @@ static int index_sites(struct sc_prog *P)
 	}
 	for (uint32_t i = 0; i < P->nsites; i++) {
 		struct sc_site *s = P->sites[i];
-		if (s->kind == SK_TP || s->kind == SK_UPROBE || s->kind == SK_URETPROBE)
+		if (s->kind == SK_TP || s->kind == SK_UPROBE || s->kind == SK_URETPROBE) {
 			P->ti[s->type].sites[P->ti[s->type].nsites++] = s;
+			P->ti[s->type].recorded |= s->recorded;
+		}
 	}
 	return 0;
 }

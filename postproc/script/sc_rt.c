@@ -75,6 +75,7 @@ void sc_rt_free(struct sc_rt *rt)
 	free(rt->spec);
 	free(rt->spec_free);
 	free(rt->recs);
+	free(rt->uid);
 	free(rt->out.p);
 	free(rt->json);
 	memset(rt, 0, sizeof(*rt));
@@ -254,48 +255,94 @@ static const char *mapped_path(const struct tpp_meta *m, int32_t pid, uint64_t a
 	return best;
 }
 
+/* A recorded uprobe type's function from its name: tracerec names the
+ * event after it, "_N" added for a repeat, "__return" for the return. */
+static size_t type_func(const char *name, char *out, size_t len)
+{
+	size_t n = strlen(name);
+	if (n > 8 && !strcmp(name + n - 8, "__return"))
+		n -= 8;
+	const char *u = memrchr(name, '_', n);
+	if (u && u + 1 < name + n && strspn(u + 1, "0123456789") == (size_t)(name + n - u - 1))
+		n = (size_t)(u - name);
+	n = n < len - 1 ? n : len - 1;
+	memcpy(out, name, n);
+	out[n] = 0;
+	return n;
+}
+
 uint64_t sc_resolve(struct sc_rt *rt, struct sc_ctx *ctx, const struct sc_tinfo *ti)
 {
+	struct sc_prog *P = rt->P;
+	if (ti->recorded && !rt->uid && !(rt->uid = calloc(TPP_MAX_TYPES, sizeof(*rt->uid))))
+		return 0;
+	struct sc_uid *u = ti->recorded ? &rt->uid[ctx->type] : NULL;
+	if (u && u->placed) {
+		ctx->func = u->func;
+		return u->mask;
+	}
 	struct sc_thr *t = ctx->thr ? ctx->thr : (ctx->thr = sc_thread(rt, ctx->tid));
 	uint64_t addr = ti->addr_slot >= 0 ? ctx->col[ti->addr_slot][ctx->i] : 0;
 	uint64_t key[3] = {ctx->type, (uint64_t)(uint32_t)t->pid, addr};
 	uint64_t *v = sc_map_get(&rt->funcs, key);
 	if (!v) {
-		struct sc_prog *P = rt->P;
 		uint64_t off = 0;
 		const char *sym = P->names ? tpp_names_sym(P->names, t->pid, addr, &off) : NULL;
 		const char *path = mapped_path(tpp_r_meta(P->r), t->pid, addr);
-		uint64_t mask = 0, func = 0, probe = 0;
-		char buf[PATH_MAX + 300];
+		char fallback[TPP_NAME_MAX + 1], hex[24];
+		const char *fname = sym;
+		/* a uprobe type is one function of one binary: when this
+		 * address cannot be placed, the type's name still says which
+		 * function, not which binary */
+		if (!sym && ti->recorded)
+			type_func(P->ti[ctx->type].sites[0]->t->name, fallback, sizeof(fallback)), fname = fallback;
+		uint64_t mask = 0;
+		uint32_t bins = 0;
 		for (uint32_t k = 0; k < ti->nsites && k < 64; k++) {
 			const struct sc_site *s = ti->sites[k];
 			if (!s->dyn) {
 				mask |= 1ull << k;
 				continue;
 			}
-			/* a uprobe event's type is its function already: when the
-			 * address cannot be placed, the type's name stands */
-			int recorded = s->t && strcmp(s->t->name, "func_entry") && strcmp(s->t->name, "func_exit");
-			int fn_ok = sym ? !fnmatch(s->fn, sym, 0) : recorded;
-			int bin_ok = path ? sc_bin_match(s->bin, path) : recorded;
-			if (!fn_ok || !bin_ok)
+			if (!fname || fnmatch(s->fn, fname, 0) || (path ? !sc_bin_match(s->bin, path) : !s->recorded))
 				continue;
 			mask |= 1ull << k;
-			if (!func) {
-				const char *name = sym ? sym : s->t->name;
-				func = sc_sv(sc_intern(P->strs, name, strlen(name)));
-				snprintf(buf, sizeof(buf), "%s:%s:%s", s->kind == SK_URETPROBE ? "uretprobe" : "uprobe",
-					 path ? path : s->bin, name);
-				probe = sc_sv(sc_intern(P->strs, buf, strlen(buf)));
-			}
+			bins += !path;
+		}
+		if (!fname) {
+			snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)addr);
+			fname = hex;
+		}
+		uint64_t func = sc_sv(sc_intern(P->strs, fname, strlen(fname)));
+		if (u && path && sym) {
+			u->placed = 1;
+			u->mask = mask;
+			u->func = func;
+		} else if (u && bins > 1 && !u->warned) {
+			u->warned = 1;
+			const struct tpp_type *ty = tpp_r_type(P->r, ctx->type);
+			sc_warn(P, "%s:%s: the file has no memory map of process %d to tell which binary these events come from: every probe on %s counts them",
+				ty && ty->system ? ty->system : "", ty ? ty->name : "?", t->pid, fname);
 		}
 		if (!(v = sc_map_put(&rt->funcs, key)))
 			return 0;
 		v[0] = mask;
 		v[1] = func;
-		v[2] = probe;
 	}
 	ctx->func = v[1];
-	ctx->probe = v[2];
 	return v[0];
+}
+
+uint64_t sc_site_probe(struct sc_rt *rt, struct sc_site *s, uint64_t func)
+{
+	if (!strpbrk(s->fn, "*?["))
+		return s->probe_sv;
+	if (func != s->last_func) {
+		char buf[PATH_MAX + 300];
+		snprintf(buf, sizeof(buf), "%s:%s:%s", s->kind == SK_URETPROBE ? "uretprobe" : "uprobe", s->bin,
+			 sc_vs(func)->s);
+		s->last_probe = sc_sv(sc_intern(rt->P->strs, buf, strlen(buf)));
+		s->last_func = func;
+	}
+	return s->last_probe;
 }

@@ -85,9 +85,15 @@ static inline int dispatch(struct runner *R, const struct sc_tinfo *ti, struct s
 		return 0;
 	}
 	uint64_t mask = sc_resolve(&R->rt, c, ti);
-	for (uint32_t k = 0; k < ti->nsites && mask; k++)
-		if (mask >> k & 1 && run_site(R, ti->sites[k], c))
+	for (uint32_t k = 0; k < ti->nsites && mask; k++) {
+		struct sc_site *s = ti->sites[k];
+		if (!(mask >> k & 1))
+			continue;
+		if (s->dyn)
+			c->probe = sc_site_probe(&R->rt, s, c->func);
+		if (run_site(R, s, c))
 			return -1;
+	}
 	return 0;
 }
 

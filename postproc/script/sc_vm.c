@@ -23,9 +23,9 @@ static int fail(struct sc_rt *rt, int e, const char *msg)
 	return e;
 }
 
-static uint64_t *put(struct sc_rt *rt, struct sc_mapdef *d, const uint64_t *key)
+static inline uint64_t *put(struct sc_rt *rt, struct sc_mapdef *d, const uint64_t *key)
 {
-	uint64_t *v = sc_map_put(&d->m, key);
+	uint64_t *v = sc_map_put_fast(&d->m, key);
 	if (!v)
 		fail(rt, -ENOMEM, "out of memory for map entries");
 	return v;
