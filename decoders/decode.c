@@ -85,7 +85,7 @@ int tpp_dec_begin(struct tpp_chunk_dec *d, const struct tpp_reader *r, const str
 		}
 		tc->scap = d->nstr;
 	}
-	if (d->intern) {
+	if (d->intern && d->nstr) {
 		if (d->nstr > tc->idcap) {
 			free(tc->str_id);
 			if (!(tc->str_id = malloc(d->nstr * sizeof(*tc->str_id)))) {

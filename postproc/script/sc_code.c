@@ -1200,6 +1200,44 @@ static void assign_slots(struct sc_prog *P)
 	}
 }
 
+/* The one-statement bodies the run loop does itself (sc_site.fast). */
+static void fast_site(struct sc_prog *P, struct sc_site *s)
+{
+	struct sc_node *b = s->p->body, *e;
+	if (s->p->pred || s->dyn || !s->t || b->nkids != 1 || b->kids[0]->kind != S_EXPR)
+		return;
+	e = b->kids[0]->a;
+	if (e->kind != E_ASSIGN || e->op != '=' || e->a->kind != E_MAP || e->a->nkids > 1)
+		return;
+	int which = is_agg(e->b);
+	if (which != 1 && which != 2 && which != 7)
+		return;
+	const struct tpp_type *t = s->t;
+	struct sc_tinfo *ti = &P->ti[s->type];
+	int key = -1, val = -1;
+	if (e->a->nkids) {
+		struct sc_node *k = e->a->kids[0];
+		int f = k->kind == E_FIELD ? find_field(t, k->name, k->nlen) : -1;
+		if (f < 0 || ti->slot[f] < 0)
+			return;
+		key = ti->slot[f];
+	}
+	if (which != 1) {
+		struct sc_node *v = e->b->kids[0];
+		int f = v->kind == E_FIELD ? find_field(t, v->name, v->nlen) : -1;
+		if (f < 0 || ti->slot[f] < 0 || t->fields[f].type > TPP_F_S64)
+			return;
+		val = ti->slot[f];
+	}
+	for (uint32_t i = 0; i < P->nmaps; i++)
+		if (strlen(P->maps[i].name) == e->a->nlen && !memcmp(P->maps[i].name, e->a->name, e->a->nlen)) {
+			s->fast.op = which == 1 ? OP_COUNT : which == 2 ? OP_SUM : OP_HIST;
+			s->fast.key = (int8_t)key;
+			s->fast.val = (int8_t)val;
+			s->fast.map = i;
+		}
+}
+
 int sc_compile_sites(struct sc_prog *P)
 {
 	/* the function's address is read for every event of a uprobe */
@@ -1228,6 +1266,9 @@ int sc_compile_sites(struct sc_prog *P)
 	for (uint32_t i = 0; i < P->nmaps && !P->failed; i++)
 		if (P->maps[i].kind == MK_NONE)
 			sc_fail(P, P->maps[i].at, "%s is never assigned", P->maps[i].name);
+	for (uint32_t i = 0; i < P->nsites && !P->failed; i++)
+		if (P->sites[i]->kind == SK_TP)
+			fast_site(P, P->sites[i]);
 	return P->failed ? -EINVAL : 0;
 }
 

@@ -268,6 +268,14 @@ struct sc_site {
 	uint64_t func_sv;  /* the function's name when fixed, else 0 */
 	uint64_t last_func, last_probe; /* dyn: the probe's name for the last function */
 	struct sc_code code;
+	/* A body that is one aggregation of a field (or of nothing) into a
+	 * map keyed by a field or by nothing, with no predicate: the run loop
+	 * does it in place of the VM. op: OP_COUNT, OP_SUM, OP_HIST, 0 none. */
+	struct {
+		uint8_t op;
+		int8_t key, val; /* column slots, -1: none */
+		uint32_t map;
+	} fast;
 	uint64_t fired;
 	uint32_t index;    /* in the program's site list */
 };
