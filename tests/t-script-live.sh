@@ -82,7 +82,7 @@ cat >"$P/read.bt" <<'EOF'
 tracepoint:syscalls:sys_exit_read /strncmp(comm, "wl-", 3) == 0/ { @bytes = hist(args->ret); @by[comm] = hist(args->ret); @n[comm] = sum(args->ret); }
 EOF
 cat >"$P/lat.bt" <<'EOF'
-tracepoint:syscalls:sys_enter_nanosleep /comm == "wl-a" || comm == "wl-b"/ { @start[tid] = nsecs; }
+tracepoint:syscalls:sys_enter_nanosleep /comm == "wl-a" || comm == "wl-b"/ { @start[tid] = nsecs; printf("%s %s\n", comm, strftime("%H:%M", nsecs)); }
 tracepoint:syscalls:sys_exit_nanosleep /@start[tid]/ { @ms[comm] = lhist((nsecs - @start[tid]) / 1000000, 0, 100, 10); @n = count(); delete(@start[tid]); }
 EOF
 cat >"$P/dur.bt" <<EOF
@@ -96,7 +96,7 @@ uretprobe:$W/wl-a:op /(int32)retval < 0/ { printf("op(%d)\nfailed %d\n", @a[tid]
 uretprobe:$W/wl-a:op { delete(@a[tid]); }
 EOF
 cat >"$P/spec.bt" <<EOF
-uprobe:$W/wl-a:op { self->s = speculation(); speculate(self->s); printf("op(%d)\n", arg0); }
+uprobe:$W/wl-a:op { self->s = speculation(); speculate(self->s); printf("op(%d)\n", args->i); }
 uretprobe:$W/wl-a:op /self->s/ { speculate(self->s); printf("failed %d\n", (int32)retval); }
 uretprobe:$W/wl-a:op /self->s && (int32)retval < 0/ { commit(self->s); self->s = 0; @fails[comm] = count(); }
 uretprobe:$W/wl-a:op /self->s/ { discard(self->s); self->s = 0; }

@@ -384,11 +384,17 @@ static struct sc_type gen_bin(struct cg *g, struct sc_node *n, int dst)
 {
 	int op = n->op;
 	if (op == P_AND || op == P_OR) {
-		if (gen(g, n->a, dst).t != TY_INT)
-			return n->a->kind == E_INT ? T_NONE : (err(g, n->a->pos, "%s needs integers", op == P_AND ? "&&" : "||"), T_NONE);
+		struct sc_type a = gen(g, n->a, dst);
+		if (a.t != TY_INT) {
+			if (a.t != TY_NONE)
+				err(g, n->a->pos, "%s needs integers", op == P_AND ? "&&" : "||");
+			return T_NONE;
+		}
 		uint32_t j = emit(g, op == P_AND ? OP_JZ : OP_JNZ, dst, 0, 0, 0);
-		if (gen(g, n->b, dst).t != TY_INT) {
-			err(g, n->b->pos, "%s needs integers", op == P_AND ? "&&" : "||");
+		struct sc_type b = gen(g, n->b, dst);
+		if (b.t != TY_INT) {
+			if (b.t != TY_NONE)
+				err(g, n->b->pos, "%s needs integers", op == P_AND ? "&&" : "||");
 			return T_NONE;
 		}
 		gen_bool(g, dst);

@@ -404,6 +404,8 @@ struct sc_rt {
 	int err;               /* a run-time error (message in errmsg) */
 	char errmsg[256];
 	struct ofast *json;    /* scratch for JSON strings */
+	struct sc_buf line, msg; /* scratch for a printf's text and its JSON message */
+	struct sc_thr nobody;  /* the task of BEGIN, END and intervals */
 	uint64_t loop_budget;
 };
 /* Runs code for one event: 0, 1 after exit(), <0 on a run-time error;

@@ -25,7 +25,6 @@ struct sorter {
 	const struct sc_mapdef *d;
 	uint64_t *key; /* per entry: what it is sorted by */
 };
-static const struct sorter *S; /* qsort has no context argument */
 
 static int cmp_keys(const uint64_t *a, const uint64_t *b, const struct sc_mapdef *d)
 {
@@ -47,8 +46,9 @@ static int cmp_keys(const uint64_t *a, const uint64_t *b, const struct sc_mapdef
 	return 0;
 }
 
-static int by_sort_key(const void *pa, const void *pb)
+static int by_sort_key(const void *pa, const void *pb, void *ctx)
 {
+	const struct sorter *S = ctx;
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
 	const struct sc_mapdef *d = S->d;
 	if (S->key) {
@@ -99,9 +99,7 @@ static uint32_t *ordered(struct sc_mapdef *d, uint32_t *n)
 		}
 	}
 	struct sorter s = {d, by_key ? NULL : key};
-	S = &s;
-	qsort(ix, m->n, sizeof(*ix), by_sort_key);
-	S = NULL;
+	qsort_r(ix, m->n, sizeof(*ix), by_sort_key, &s);
 	free(key);
 	return ix;
 }

@@ -77,6 +77,8 @@ void sc_rt_free(struct sc_rt *rt)
 	free(rt->recs);
 	free(rt->uid);
 	free(rt->out.p);
+	free(rt->line.p);
+	free(rt->msg.p);
 	free(rt->json);
 	memset(rt, 0, sizeof(*rt));
 }
@@ -151,27 +153,29 @@ void sc_json_str(struct sc_rt *rt, struct sc_buf *b, const char *s, size_t n)
 
 void sc_emit_json_msg(struct sc_rt *rt, const char *type, const char *s, size_t n)
 {
-	struct sc_buf b = {0};
-	sc_buf_put(&b, "{\"type\": \"", 10);
-	sc_buf_put(&b, type, strlen(type));
-	sc_buf_put(&b, "\", \"data\": ", 11);
-	sc_json_str(rt, &b, s, n);
-	sc_buf_put(&b, "}\n", 2);
-	sc_emit(rt, b.p, b.len);
-	free(b.p);
+	struct sc_buf *b = &rt->msg;
+	b->len = 0;
+	sc_buf_put(b, "{\"type\": \"", 10);
+	sc_buf_put(b, type, strlen(type));
+	sc_buf_put(b, "\", \"data\": ", 11);
+	sc_json_str(rt, b, s, n);
+	sc_buf_put(b, "}\n", 2);
+	sc_emit(rt, b->p, b->len);
 }
 
 /* ----------------------------------------------------------- threads */
 
 struct sc_thr *sc_thread(struct sc_rt *rt, int32_t tid)
 {
-	static struct sc_thr nobody = {.tid = -1};
+	struct sc_thr *nobody = &rt->nobody;
 	if (tid < 0) {
 		/* BEGIN, END and intervals run in no task */
-		if (!nobody.comm)
-			nobody.comm = sc_sv(sc_intern(rt->P->strs, "", 0));
-		nobody.until = UINT64_MAX;
-		return &nobody;
+		if (!nobody->comm) {
+			nobody->tid = -1;
+			nobody->comm = sc_sv(sc_intern(rt->P->strs, "", 0));
+			nobody->until = UINT64_MAX;
+		}
+		return nobody;
 	}
 	uint64_t key = (uint64_t)(uint32_t)tid;
 	uint64_t *v = sc_map_get(&rt->threads, &key);
@@ -180,7 +184,7 @@ struct sc_thr *sc_thread(struct sc_rt *rt, int32_t tid)
 	struct sc_thr *t = calloc(1, sizeof(*t));
 	if (!t || !(v = sc_map_put(&rt->threads, &key))) {
 		free(t);
-		return &nobody;
+		return sc_thread(rt, -1);
 	}
 	v[0] = (uint64_t)(uintptr_t)t;
 	t->tid = tid;

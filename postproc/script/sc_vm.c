@@ -390,13 +390,11 @@ op_sset: {
 	NEXT;
 }
 op_printf: {
-	struct sc_buf b = {0};
-	if (sc_format(rt, &b, &P->fmts[pc->x], &B)) {
-		free(b.p);
+	struct sc_buf *b = &rt->line;
+	b->len = 0;
+	if (sc_format(rt, b, &P->fmts[pc->x], &B))
 		return fail(rt, -ENOMEM, "out of memory formatting printf");
-	}
-	emit_text(rt, "printf", b.p ? b.p : "", b.len);
-	free(b.p);
+	emit_text(rt, "printf", b->p ? b->p : "", b->len);
 	NEXT;
 }
 op_printm:
