@@ -76,6 +76,7 @@ void sc_rt_free(struct sc_rt *rt)
 	free(rt->spec_free);
 	free(rt->recs);
 	free(rt->uid);
+	free(rt->nobody.self);
 	free(rt->out.p);
 	free(rt->line.p);
 	free(rt->msg.p);
