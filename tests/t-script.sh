@@ -299,9 +299,19 @@ test_expect 'dump --where keeps exactly the events a Python filter keeps, the ke
 	! "$TRACEPP" dump --where "prev_comm > \"x\"" "$G" 2>e2 && cat e2 && [ $(wc -l <e2) = 1 ]
 '
 
-test_expect 'exit() stops the run early: END and the maps still come' '
+test_expect 'exit() stops the run early, in an event or an interval: END, at that time, and the maps still come' '
 	"$TRACEPP" script -e "tracepoint:sched:sched_switch { @n = count(); if (@n == 100) { exit(); } } END { printf(\"end\n\"); }" "$G" >out.txt &&
-	cat out.txt && grep -qx "end" out.txt && grep -qx "@n: 100" out.txt
+	cat out.txt && grep -qx "end" out.txt && grep -qx "@n: 100" out.txt &&
+	"$TRACEPP" script -e "interval:ms:20 { exit(); } tracepoint:sched:sched_switch { @n = count(); } END { printf(\"%d\n\", elapsed); }" "$G" >iv.txt &&
+	python3 - "$_scratch/g.json" iv.txt <<-\PY
+	import json, sys
+	ev = [json.loads(l) for l in open(sys.argv[1])]
+	t0 = min(e["ts"] for e in ev)
+	n = sum(1 for e in ev if e["type"] == "sched_switch" and e["ts"] < t0 + 20000000)
+	got = open(sys.argv[2]).read().split()
+	assert got == ["20000000", "@n:", str(n)], (got, n)
+	print(n, "switches in the first 20 ms")
+	PY
 '
 
 test_expect 'a damaged chunk is skipped and said, the rest still counted' '

@@ -72,6 +72,8 @@ static int fire_due(struct runner *R, uint64_t ts)
 		next_iv(R);
 		if (run_site(R, v->s, &c))
 			return -1;
+		if (R->rt.stop)
+			R->rt.t_end = c.ts;
 	}
 	return 0;
 }
@@ -173,7 +175,7 @@ static int by_columns(struct runner *R, const uint32_t *want, const struct tps_o
 				if (!ti->nsites)
 					continue;
 				uint64_t ts = cols->ts[i];
-				if (ts >= R->next_iv && fire_due(R, ts))
+				if (ts >= R->next_iv && (fire_due(R, ts) || R->rt.stop))
 					goto out;
 				c.ts = ts;
 				c.tid = cols->tid[i];
@@ -182,8 +184,10 @@ static int by_columns(struct runner *R, const uint32_t *want, const struct tps_o
 				c.thr = NULL;
 				if (dispatch(R, ti, &c))
 					goto out;
-				if (R->rt.stop)
+				if (R->rt.stop) {
+					R->rt.t_end = ts;
 					goto out;
+				}
 			}
 			R->rt.t_end = cols->ts[runs[k].to - 1];
 		}
@@ -226,7 +230,7 @@ static int by_rows(struct runner *R, const uint32_t *want, const struct tps_opts
 			const struct sc_tinfo *ti = &P->ti[ev->type];
 			if (!ti->nsites || !ev->t)
 				continue;
-			if (ev->ts >= R->next_iv && fire_due(R, ev->ts))
+			if (ev->ts >= R->next_iv && (fire_due(R, ev->ts) || R->rt.stop))
 				goto out;
 			for (unsigned k = 0; k < ti->nslots; k++) {
 				const union tpp_val *x = &ev->v[ti->field[k]];
@@ -247,9 +251,9 @@ static int by_rows(struct runner *R, const uint32_t *want, const struct tps_opts
 			c.cpu = ev->cpu;
 			c.type = ev->type;
 			c.thr = NULL;
+			R->rt.t_end = ev->ts;
 			if (dispatch(R, ti, &c) || R->rt.stop)
 				goto out;
-			R->rt.t_end = ev->ts;
 		}
 	}
 out:
@@ -322,8 +326,9 @@ int sc_run(struct sc_prog *P, const struct tps_opts *o, struct tps_stats *st, ch
 	st->exited = R->rt.stop && !R->rt.out_err;
 	if (!R->rt.err && !R->rt.out_err) {
 		R->rt.stop = 0;
+		/* END comes at the end of the recording, or where exit() was */
 		if (!rc)
-			rc = run_kind(R, SK_END, R->rt.t_end > t1 ? R->rt.t_end : t1);
+			rc = run_kind(R, SK_END, st->exited || R->rt.t_end > t1 ? R->rt.t_end : t1);
 		sc_print_all(&R->rt);
 	}
 	for (uint32_t i = 0; R->rt.spec && i < R->rt.nspec; i++)
