@@ -85,7 +85,7 @@ tracepoint:syscalls:sys_exit_read /strncmp(comm, "wl-", 3) == 0/ { @bytes = hist
 EOF
 cat >"$P/lat.bt" <<'EOF'
 tracepoint:syscalls:sys_enter_nanosleep /comm == "wl-a" || comm == "wl-b"/ { @start[tid] = nsecs; printf("%s %s\n", comm, strftime("%H:%M", nsecs)); }
-tracepoint:syscalls:sys_exit_nanosleep /@start[tid]/ { @ms[comm] = lhist((nsecs - @start[tid]) / 1000000, 0, 100, 10); @n = count(); delete(@start[tid]); }
+tracepoint:syscalls:sys_exit_nanosleep /@start[tid]/ { @ms[comm] = lhist((nsecs - @start[tid]) / 1000000, 0, 100, 25); @n = count(); delete(@start[tid]); }
 EOF
 cat >"$P/dur.bt" <<EOF
 uprobe:$W/wl-a:work { @s[tid] = nsecs; @calls[probe] = count(); }
