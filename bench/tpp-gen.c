@@ -36,9 +36,13 @@ static const char *fnames[NFUNCS] = {
 	"lookup", "insert", "compare", "alloc_node", "free_node", "emit", "format_line", "write_out",
 	"flush", "lock", "unlock", "sleep_ms", "compute", "step", "reduce", "finish"};
 
+static struct tpp_writer *open_w; /* closed on failure: the file ends as a writer's would */
+
 static int die(const char *what, int e)
 {
 	fprintf(stderr, "tpp-gen: %s: %s\n", what, tpp_strerror(e));
+	if (open_w)
+		tpp_w_close(open_w);
 	return 1;
 }
 
@@ -96,6 +100,7 @@ int main(int argc, char **argv)
 	int e = tpp_w_open(&w, out, &wo);
 	if (e)
 		return die(out, e);
+	open_w = w;
 	static const struct tpp_field_def f_func[] = {{"addr", TPP_F_U64}};
 	static const struct tpp_field_def f_switch[] = {
 		{"prev_comm", TPP_F_STR}, {"prev_pid", TPP_F_S64}, {"prev_prio", TPP_F_S64}, {"prev_state", TPP_F_S64},
@@ -249,12 +254,14 @@ int main(int argc, char **argv)
 		/* as if killed: whatever was flushed stays, no trailer */
 		tpp_w_flush(w);
 		tpp_w_abandon(w);
+		open_w = NULL;
 		return 0;
 	}
 	struct tpp_w_stats st;
 	if ((e = tpp_w_flush(w)))
 		return die(out, e);
 	tpp_w_stats(w, &st);
+	open_w = NULL;
 	if ((e = tpp_w_close(w)))
 		return die(out, e);
 	fprintf(stderr, "tpp-gen: %llu events, %llu chunks, %llu bytes\n", (unsigned long long)st.events,

@@ -97,7 +97,8 @@ int tpp_dec_begin(struct tpp_chunk_dec *d, const struct tpp_reader *r, const str
 		memset(tc->str_id, 0, d->nstr * sizeof(*tc->str_id));
 	}
 	for (uint32_t i = 0; i < d->nstr; i++) {
-		if (cbor_get_head(&p, end, &mj, &v) || mj != 3 || v > (uint64_t)(end - p))
+		/* text, or bytes when the kernel's were not UTF-8 (format 1.1) */
+		if (cbor_get_head(&p, end, &mj, &v) || (mj != CB_TEXT && mj != CB_BYTES) || v > (uint64_t)(end - p))
 			return bad(d, "bad string in string table");
 		d->str_ptr[i] = p;
 		d->str_len[i] = (uint32_t)v;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 struct buf {
 	uint8_t *data;
 	size_t len, cap;
@@ -158,6 +160,15 @@ static inline void cbor_bytes(struct buf *b, const void *p, size_t n)
 {
 	cbor_head(b, CB_BYTES, n);
 	buf_put(b, p, n);
+}
+/* A string from outside (the kernel, /proc, a command line, an ELF file):
+ * text when its bytes are valid UTF-8, else a byte string holding them as
+ * they are (specs/format.md "Strings"). */
+static inline void cbor_str(struct buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	cbor_head(b, s && !utf8_valid(s, n) ? CB_BYTES : CB_TEXT, n);
+	buf_put(b, s, n);
 }
 
 /* Decodes a CBOR head from [*p, end): major type and argument. Only definite

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cbor_tree.h"
+#include "utf8.h"
 
 /* libcbor 0.8's limit on open items (CBOR_MAX_STACK_SIZE): a deeper input
  * is one it rejects, and so one this rejects. */
@@ -30,51 +31,6 @@ static int reserved(uint8_t ib)
 	if (mj == CB_SIMPLE)
 		return ai < 20 || ai == 24;
 	return 0;
-}
-
-/* Strict UTF-8 (RFC 3629: no overlong forms, surrogates or code points past
- * U+10FFFF), which libcbor 0.8 demands of every text string. Runs of ASCII
- * are checked eight bytes at a time. */
-static int utf8_ok(const uint8_t *s, size_t n)
-{
-	const uint8_t *end = s + n;
-	while (s < end) {
-		if (end - s >= 8) {
-			uint64_t w;
-			memcpy(&w, s, sizeof(w));
-			if (!(w & 0x8080808080808080ull)) {
-				s += 8;
-				continue;
-			}
-		}
-		uint8_t c = *s;
-		if (c < 0x80) {
-			s++;
-			continue;
-		}
-		size_t k;                     /* continuation bytes */
-		uint8_t lo = 0x80, hi = 0xbf; /* the range of the first one */
-		if (c < 0xc2 || c > 0xf4)
-			return 0;
-		if (c < 0xe0) {
-			k = 1;
-		} else if (c < 0xf0) {
-			k = 2;
-			lo = c == 0xe0 ? 0xa0 : lo; /* overlong */
-			hi = c == 0xed ? 0x9f : hi; /* surrogates */
-		} else {
-			k = 3;
-			lo = c == 0xf0 ? 0x90 : lo; /* overlong */
-			hi = c == 0xf4 ? 0x8f : hi; /* past U+10FFFF */
-		}
-		if ((size_t)(end - s) <= k || s[1] < lo || s[1] > hi)
-			return 0;
-		for (size_t i = 2; i <= k; i++)
-			if ((s[i] & 0xc0) != 0x80)
-				return 0;
-		s += k + 1;
-	}
-	return 1;
 }
 
 static inline struct ct_node *new_node(struct ct_tree *t, unsigned major, uint64_t v)
@@ -165,11 +121,15 @@ static int step(struct ct_tree *t, const uint8_t **pp, const uint8_t *end, size_
 		if (v > (uint64_t)(end - s))
 			return CT_ETRUNC;
 		*pp += v;
-		if (mj == CB_TEXT && !utf8_ok(s, v))
-			return CT_ESYNTAX;
+		unsigned as = mj;
+		if (mj == CB_TEXT && !utf8_valid(s, v)) {
+			if (!t->text_as_bytes)
+				return CT_ESYNTAX;
+			as = CB_BYTES; /* an old writer's bytes, kept as they are */
+		}
 		if (*depth && t->n[t->open[*depth - 1].node].major == mj)
 			return CT_OK; /* a chunk of the indefinite string open: no node */
-		if (!(n = new_node(t, mj, v)))
+		if (!(n = new_node(t, as, v)))
 			return CT_ENOMEM;
 		n->p = s;
 		return complete(t, depth) ? CT_ESYNTAX : CT_OK;
@@ -252,9 +212,15 @@ int64_t ct_int(const struct ct_node *n, int *ok)
 	return 0;
 }
 
+/* A definite text or byte string: what a string of the file's may be. */
+static int ct_is_str(const struct ct_node *n)
+{
+	return n && (n->major == CB_TEXT || n->major == CB_BYTES) && !n->indef;
+}
+
 char *ct_strdup(const struct ct_node *n)
 {
-	if (!ct_is_text(n))
+	if (!ct_is_str(n))
 		return NULL;
 	char *s = malloc(n->v + 1);
 	if (!s)
@@ -267,7 +233,7 @@ char *ct_strdup(const struct ct_node *n)
 void ct_strcpy(const struct ct_node *n, char *dst, size_t cap)
 {
 	dst[0] = 0;
-	if (!ct_is_text(n))
+	if (!ct_is_str(n))
 		return;
 	size_t k = n->v < cap ? n->v : cap - 1;
 	memcpy(dst, n->p, k);

@@ -8,7 +8,8 @@
  *    cbor_load() does, and fails at the same position (*errpos): the start of
  *    a truncated or reserved head, the end of the head whose item breaks
  *    the nesting rules, len when the input ends inside an open item. That
- *    includes libcbor's quirks: strict UTF-8 in text strings, the simple
+ *    includes libcbor's quirks: strict UTF-8 in text strings (unless
+ *    text_as_bytes), the simple
  *    values and direct tags 6..20 it has no name for are malformed, and
  *    more than 2048 open items is a memory error. One difference: libcbor
  *    allocates every definite array or map for its count up front, and
@@ -48,6 +49,10 @@ struct ct_tree {
 	struct ct_node *n;
 	size_t nn, cap;
 	struct ct_frame *open; /* the items still open while parsing */
+	/* 1: a definite text string that is not valid UTF-8 (written by a
+	 * format 1.0 writer from kernel bytes) is a byte string node instead of
+	 * an error; 0 (the default) is libcbor's strictness */
+	int text_as_bytes;
 };
 
 int ct_parse(struct ct_tree *t, const uint8_t *buf, size_t len, size_t *errpos);
@@ -62,10 +67,11 @@ static inline int ct_is_text(const struct ct_node *n) { return ct_is(n, CB_TEXT)
 const struct ct_node *ct_map_get(const struct ct_node *m, const char *key);
 /* Integer of either sign; 0 with *ok = 0 (when ok) if n is not one. */
 int64_t ct_int(const struct ct_node *n, int *ok);
-/* A definite text string, malloc'd and NUL-terminated; NULL otherwise. */
+/* A definite text or byte string (specs/format.md "Strings": the file's
+ * strings may be either), malloc'd and NUL-terminated; NULL otherwise. */
 char *ct_strdup(const struct ct_node *n);
-/* At most cap-1 bytes of a definite text string into dst, NUL-terminated;
- * "" otherwise. */
+/* At most cap-1 bytes of a definite text or byte string into dst,
+ * NUL-terminated; "" otherwise. */
 void ct_strcpy(const struct ct_node *n, char *dst, size_t cap);
 
 #endif

@@ -11,6 +11,7 @@ const char *tpp_strerror(int err)
 	case TPP_EVERSION: return "written by a newer, incompatible format version";
 	case TPP_ECHECKSUM: return "checksum mismatch";
 	case TPP_ETRUNC: return "file is truncated";
+	case TPP_ENOTOURS: return "exists and is not a regular file of yours: not replaced";
 	default: return strerror(err);
 	}
 }

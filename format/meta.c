@@ -79,7 +79,7 @@ static int add_type(struct tpp_reader *r, const struct ct_node *m)
 
 int parse_header(struct tpp_reader *r, const uint8_t *p, size_t n)
 {
-	struct ct_tree t = {0};
+	struct ct_tree t = {.text_as_bytes = 1};
 	size_t pos;
 	int e = 0;
 	if (ct_parse(&t, p, n, &pos) || !ct_is(t.n, CB_MAP)) {
@@ -326,7 +326,7 @@ int load_meta(struct tpp_reader *r)
 {
 	uint8_t *raw = NULL;
 	size_t cap = 0;
-	struct ct_tree t = {0}; /* its nodes serve every chunk */
+	struct ct_tree t = {.text_as_bytes = 1}; /* its nodes serve every chunk */
 	for (size_t i = 0; i < r->nchunks; i++) {
 		const struct tpp_chunk *c = &r->chunks[i];
 		if (c->kind != TPP_C_META)

@@ -227,18 +227,22 @@ int tpp_r_open(struct tpp_reader **rp, const char *path, char *errmsg, size_t er
 	r->fd = -1;
 	snprintf(r->path, sizeof(r->path), "%s", path);
 	int e = 0;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (r->fd < 0) {
-		e = rfail(r, -errno, 0, "%s", strerror(errno));
+	/* O_NONBLOCK: opening a FIFO would wait for a writer for ever; the
+	 * reader seeks, so only a regular file will do */
+	r->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st = {0};
+	if (r->fd < 0 && (e = -errno) && (stat(path, &st) || S_ISREG(st.st_mode))) {
 		snprintf(r->msg, sizeof(r->msg), "%s: %s", path, strerror(-e));
 		goto out;
 	}
-	if (fstat(r->fd, &st) || !S_ISREG(st.st_mode)) {
+	if (r->fd < 0 || fstat(r->fd, &st) || !S_ISREG(st.st_mode)) { /* a socket fails to open */
 		e = -EINVAL;
-		snprintf(r->msg, sizeof(r->msg), "%s: not a regular file", path);
+		snprintf(r->msg, sizeof(r->msg), "%s: not a regular file (%s): a trace is read from a file, not a stream",
+			 path, S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+			 S_ISSOCK(st.st_mode) ? "a socket" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "?");
 		goto out;
 	}
+	fcntl(r->fd, F_SETFL, 0);
 	r->info.file_size = (uint64_t)st.st_size;
 	uint8_t fixed[FILE_HDR_FIXED];
 	if (r->info.file_size == 0) {

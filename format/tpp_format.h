@@ -1,4 +1,4 @@
-/* tpp_format — read and write tracepp trace files (specs/format.md, v1).
+/* tpp_format — read and write tracepp trace files (specs/format.md, v1.1).
  *
  * Errors: every int-returning function returns >= 0 on success and a negative
  * errno value on failure (-EINVAL, -EIO, -ENOSPC, -EFBIG, -TPP_EBADFILE, ...).
@@ -17,13 +17,14 @@
 #include <stdint.h>
 
 #define TPP_MAJOR 1
-#define TPP_MINOR 0
+#define TPP_MINOR 1
 
 /* Format-specific errors, beyond errno values. */
 #define TPP_EBADFILE 10001 /* not a tracepp file, or corrupt beyond repair */
 #define TPP_EVERSION 10002 /* a newer major version */
 #define TPP_ECHECKSUM 10003
 #define TPP_ETRUNC 10004 /* ends in the middle of a structure */
+#define TPP_ENOTOURS 10005 /* an output exists and is not a regular file of the caller's */
 
 const char *tpp_strerror(int err); /* err negative or positive */
 /* CRC-32C (Castagnoli) as the format uses it; chain calls by passing the
@@ -91,9 +92,17 @@ struct tpp_w_opts {
 	int argc;                /* recorded command line */
 	char *const *argv;
 	int64_t wall_offset_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC; 0 = measure */
+	/* The file holds command lines, paths and memory: it is 0600 whatever
+	 * the umask, or with group_read 0640 and owned by group gid. */
+	int group_read;
+	uint32_t gid;
 };
 
-/* Creates PATH (truncating) and writes nothing yet. */
+/* Creates PATH and writes nothing yet. Safe on a shared host: the file is
+ * made under a private random name (O_EXCL|O_NOFOLLOW) in PATH's directory
+ * and renamed to PATH, which is replaced only when it is a regular file
+ * owned by the caller (-TPP_ENOTOURS otherwise: a symlink, a FIFO, a
+ * directory, another user's file, all left alone). */
 int tpp_w_open(struct tpp_writer **w, const char *path, const struct tpp_w_opts *o);
 /* Declares an event type. Only before the first event/record (header is
  * written lazily then). Copies the definition. */

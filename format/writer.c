@@ -6,15 +6,18 @@
  * repeating pids) and compresses far better than interleaved records. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <lz4.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "layout.h"
+#include "safefile.h"
 #include "tpp_format.h"
 #include "writer_internal.h"
 
@@ -31,6 +34,30 @@ static int fail(struct tpp_writer *w, int err, const char *fmt, ...)
 	vsnprintf(w->msg + n, sizeof(w->msg) - (size_t)n, fmt, ap);
 	va_end(ap);
 	return err;
+}
+
+/* The file, made private under a random name and renamed to path (see
+ * safefile.h): a descriptor or -errno. */
+static int create(const char *path, const struct tpp_w_opts *o)
+{
+	const char *base;
+	int dfd = sf_dir_of(path, &base), fd = -1, e;
+	if (dfd < 0)
+		return dfd;
+	char tmp[300];
+	if ((e = sf_replaceable(dfd, base)) || (e = fd = sf_create_temp(dfd, base, tmp, sizeof(tmp))) < 0)
+		goto out;
+	if (o->group_read && (fchown(fd, (uid_t)-1, (gid_t)o->gid) || fchmod(fd, 0640)))
+		e = -errno;
+	else if (renameat(dfd, tmp, dfd, base))
+		e = -errno;
+	if (e < 0) {
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+	}
+out:
+	close(dfd);
+	return e < 0 ? e : fd;
 }
 
 int tpp_w_open(struct tpp_writer **wp, const char *path, const struct tpp_w_opts *o)
@@ -62,12 +89,13 @@ int tpp_w_open(struct tpp_writer **wp, const char *path, const struct tpp_w_opts
 		clock_gettime(CLOCK_REALTIME, &r);
 		w->o.wall_offset_ns = ((int64_t)r.tv_sec - m.tv_sec) * 1000000000LL + (r.tv_nsec - m.tv_nsec);
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		int e = -errno;
+	int e = create(path, &w->o);
+	if (e < 0) {
 		free(w);
 		return e;
 	}
+	w->fd = e;
+	w->can_reserve = 1;
 	/* argv is copied now: the caller's may not outlive the header write */
 	w->argc = w->o.argc > 0 ? w->o.argc : 0;
 	w->argv = calloc((size_t)w->argc + 1, sizeof(char *));
@@ -82,21 +110,23 @@ int tpp_w_open(struct tpp_writer **wp, const char *path, const struct tpp_w_opts
 
 /* ---------------------------------------------------------------- header */
 
+static int keep_room(struct tpp_writer *w, uint64_t need);
+
 static void enc_type(struct buf *b, const struct wtype *t)
 {
 	cbor_head(b, CB_MAP, 4);
 	cbor_text(b, "id");
 	cbor_uint(b, t->id);
 	cbor_text(b, "name");
-	cbor_text(b, t->name);
+	cbor_str(b, t->name);
 	cbor_text(b, "system");
-	cbor_text(b, t->system ? t->system : "");
+	cbor_str(b, t->system ? t->system : "");
 	cbor_text(b, "fields");
 	cbor_head(b, CB_ARRAY, t->nfields);
 	static const char *const tn[] = {"u64", "s64", "str", "bytes"};
 	for (unsigned i = 0; i < t->nfields; i++) {
 		cbor_head(b, CB_ARRAY, 2);
-		cbor_text(b, t->fnames[i]);
+		cbor_str(b, t->fnames[i]);
 		cbor_text(b, tn[t->ftypes[i] & 3]);
 	}
 }
@@ -110,6 +140,7 @@ static int write_all(struct tpp_writer *w, const void *p, size_t n)
 			if (errno == EINTR)
 				continue;
 			int e = -errno;
+			w->disk_full |= e == -ENOSPC || e == -EDQUOT;
 			/* Keep the file a clean prefix of whole chunks, so what was
 			 * written stays readable after ENOSPC. */
 			if (ftruncate(w->fd, (off_t)w->off) == 0)
@@ -133,15 +164,15 @@ static int write_header(struct tpp_writer *w)
 	unsigned nkeys = 11 + (w->nextra ? 1 : 0);
 	cbor_head(&b, CB_MAP, nkeys);
 	cbor_text(&b, "producer");
-	cbor_text(&b, w->o.producer ? w->o.producer : "tracepp");
+	cbor_str(&b, w->o.producer ? w->o.producer : "tracepp");
 	cbor_text(&b, "producer_version");
-	cbor_text(&b, w->o.producer_version ? w->o.producer_version : "0.1");
+	cbor_str(&b, w->o.producer_version ? w->o.producer_version : "0.1");
 	cbor_text(&b, "hostname");
-	cbor_text(&b, host);
+	cbor_str(&b, host);
 	cbor_text(&b, "kernel");
-	cbor_text(&b, u.release);
+	cbor_str(&b, u.release);
 	cbor_text(&b, "arch");
-	cbor_text(&b, u.machine);
+	cbor_str(&b, u.machine);
 	cbor_text(&b, "ncpus");
 	cbor_uint(&b, (uint64_t)sysconf(_SC_NPROCESSORS_CONF));
 	cbor_text(&b, "clock");
@@ -153,7 +184,7 @@ static int write_header(struct tpp_writer *w)
 	cbor_text(&b, "cmdline");
 	cbor_head(&b, CB_ARRAY, (uint64_t)w->argc);
 	for (int i = 0; i < w->argc; i++)
-		cbor_text(&b, w->argv && w->argv[i] ? w->argv[i] : "");
+		cbor_str(&b, w->argv && w->argv[i] ? w->argv[i] : "");
 	cbor_text(&b, "types");
 	unsigned nt = 0;
 	for (unsigned i = 0; i < TPP_MAX_TYPES; i++)
@@ -169,12 +200,16 @@ static int write_header(struct tpp_writer *w)
 		cbor_head(&b, CB_MAP, w->nextra);
 		for (unsigned i = 0; i < w->nextra; i++) {
 			cbor_text(&b, w->extra_k[i]);
-			cbor_text(&b, w->extra_v[i]);
+			cbor_str(&b, w->extra_v[i]);
 		}
 	}
 	if (b.oom) {
 		buf_free(&b);
 		return fail(w, -ENOMEM, "out of memory");
+	}
+	if (keep_room(w, FILE_HDR_FIXED + b.len)) {
+		buf_free(&b);
+		return w->err;
 	}
 	uint8_t fixed[FILE_HDR_FIXED];
 	memcpy(fixed, FILE_MAGIC, 8);
@@ -193,6 +228,44 @@ static int write_header(struct tpp_writer *w)
 }
 
 /* ---------------------------------------------------------------- chunks */
+
+/* Bytes the end of the file may need after the chunks so far: a short
+ * metadata chunk saying why it ended, the index (at most 60 bytes an entry,
+ * stored uncompressed if LZ4 does not pay) and the trailer. */
+static uint64_t tail_bytes(size_t nidx)
+{
+	return 2 * CHUNK_HDR_SIZE + 512 + (nidx + 2) * 60 + TRAILER_SIZE;
+}
+
+/* Keeps disk space allocated (fallocate, the file size unchanged) for the
+ * next `need` bytes and the tail after them, so that a full disk stops the
+ * writer before a chunk, with room left to end the file cleanly and say
+ * why (tpp_w_close). -ENOSPC when even that does not fit; 0 otherwise,
+ * also where the file system cannot reserve (the write then finds out). */
+static int keep_room(struct tpp_writer *w, uint64_t need)
+{
+	uint64_t want = w->off + need + tail_bytes(w->nidx + 1);
+	if (w->ending || !w->can_reserve || want <= w->reserved)
+		return 0;
+	/* a megabyte ahead: one call per megabyte written, not per chunk */
+	uint64_t ahead = want + (1u << 20);
+	if (!fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)w->reserved, (off_t)(ahead - w->reserved))) {
+		w->reserved = ahead;
+		return 0;
+	}
+	if (errno == ENOSPC &&
+	    !fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)w->reserved, (off_t)(want - w->reserved))) {
+		w->reserved = want;
+		return 0;
+	}
+	if (errno != ENOSPC && errno != EDQUOT) {
+		w->can_reserve = 0; /* EOPNOTSUPP and the like */
+		return 0;
+	}
+	w->disk_full = 1;
+	return fail(w, -ENOSPC, "no space left on device for the chunk at offset %llu (the file so far is kept)",
+		    (unsigned long long)w->off);
+}
 
 /* Writes one chunk whose raw payload is w->pay; compresses when it pays. */
 static int write_chunk(struct tpp_writer *w, uint8_t kind, uint32_t stream, uint32_t count,
@@ -227,6 +300,8 @@ static int write_chunk(struct tpp_writer *w, uint8_t kind, uint32_t stream, uint
 			return fail(w, -EFBIG, "file size cap of %llu bytes reached",
 				    (unsigned long long)w->o.max_file_bytes);
 	}
+	if (keep_room(w, need))
+		return w->err;
 	uint8_t h[CHUNK_HDR_SIZE];
 	memcpy(h + CH_MAGIC, CHUNK_MAGIC, 4);
 	h[CH_KIND] = kind;
@@ -316,8 +391,10 @@ static int flush_stream(struct tpp_writer *w, struct wstream *s)
 	cbor_bytes(p, s->tids.data, s->tids.len);
 	cbor_head(p, CB_ARRAY, s->strs.n);
 	for (uint32_t i = 0; i < s->strs.n; i++) {
-		cbor_head(p, CB_TEXT, s->strs.len[i]);
-		buf_put(p, s->strs.pool.data + s->strs.off[i], s->strs.len[i]);
+		/* kernel bytes: text when they are UTF-8 (specs/format.md "Strings") */
+		const uint8_t *str = s->strs.pool.data + s->strs.off[i];
+		cbor_head(p, utf8_valid(str, s->strs.len[i]) ? CB_TEXT : CB_BYTES, s->strs.len[i]);
+		buf_put(p, str, s->strs.len[i]);
 	}
 	cbor_head(p, CB_MAP, s->npresent);
 	for (uint32_t k = 0; k < s->npresent; k++) {
@@ -388,6 +465,8 @@ int tpp_w_set_header_str(struct tpp_writer *w, const char *key, const char *val)
 {
 	if (w->header_done)
 		return -EBUSY;
+	if (!key || !val || !utf8_valid(key, strlen(key)))
+		return -EINVAL; /* keys are text */
 	if (w->nextra >= sizeof(w->extra_k) / sizeof(w->extra_k[0]))
 		return -ENOSPC;
 	w->extra_k[w->nextra] = strdup(key);
@@ -568,7 +647,7 @@ int tpp_w_task(struct tpp_writer *w, uint64_t ts, int32_t pid, int32_t tid, cons
 	cbor_text(&w->meta, "tid");
 	cbor_int(&w->meta, tid);
 	cbor_text(&w->meta, "comm");
-	cbor_text(&w->meta, comm ? comm : "");
+	cbor_str(&w->meta, comm ? comm : "");
 	return meta_done(w, ts);
 }
 
@@ -593,7 +672,7 @@ int tpp_w_mmap(struct tpp_writer *w, uint64_t ts, int32_t pid, uint64_t start, u
 	cbor_text(&w->meta, "pgoff");
 	cbor_uint(&w->meta, pgoff);
 	cbor_text(&w->meta, "path");
-	cbor_text(&w->meta, path ? path : "");
+	cbor_str(&w->meta, path ? path : "");
 	cbor_text(&w->meta, "build_id");
 	cbor_bytes(&w->meta, build_id, build_id ? bid_len : 0);
 	return meta_done(w, ts);
@@ -617,14 +696,14 @@ int tpp_w_symtab(struct tpp_writer *w, const uint8_t *build_id, size_t bid_len, 
 		cbor_text(&w->meta, "build_id");
 		cbor_bytes(&w->meta, build_id, build_id ? bid_len : 0);
 		cbor_text(&w->meta, "path");
-		cbor_text(&w->meta, path ? path : "");
+		cbor_str(&w->meta, path ? path : "");
 		cbor_text(&w->meta, "syms");
 		cbor_head(&w->meta, CB_ARRAY, n);
 		for (size_t k = i; k < i + n; k++) {
 			cbor_head(&w->meta, CB_ARRAY, 3);
 			cbor_uint(&w->meta, syms[k].addr);
 			cbor_uint(&w->meta, syms[k].size);
-			cbor_text(&w->meta, syms[k].name ? syms[k].name : "");
+			cbor_str(&w->meta, syms[k].name ? syms[k].name : "");
 		}
 		i += n;
 		if (meta_done(w, 0))
@@ -661,12 +740,12 @@ int tpp_w_note(struct tpp_writer *w, const char *kind, size_t n, const char *con
 	cbor_text(&w->meta, "k");
 	cbor_text(&w->meta, "note");
 	cbor_text(&w->meta, "kind");
-	cbor_text(&w->meta, kind);
+	cbor_str(&w->meta, kind);
 	cbor_text(&w->meta, "kv");
 	cbor_head(&w->meta, CB_MAP, n);
 	for (size_t i = 0; i < n; i++) {
-		cbor_text(&w->meta, keys[i]);
-		cbor_text(&w->meta, vals[i]);
+		cbor_str(&w->meta, keys[i]);
+		cbor_str(&w->meta, vals[i]);
 	}
 	return meta_done(w, 0);
 }
@@ -757,6 +836,39 @@ static void w_free(struct tpp_writer *w)
 	free(w);
 }
 
+/* After a full disk: the events still buffered are lost, but the file
+ * ends cleanly, in the space keep_room() kept, with a note that says so
+ * (specs/format.md, "writer_end"), so no reader takes it for a killed
+ * writer's. The error stays the one returned. */
+static void end_disk_full(struct tpp_writer *w)
+{
+	int err = w->err;
+	char at[32], msg[sizeof(w->msg)];
+	snprintf(at, sizeof(at), "%llu", (unsigned long long)w->off);
+	snprintf(msg, sizeof(msg), "%s", w->msg);
+	w->err = 0;
+	w->ending = 1;
+	w->meta.len = 0;
+	w->nmeta = 0;
+	w->meta_min = UINT64_MAX;
+	w->meta_max = 0;
+	static const char *const keys[] = {"reason", "at"};
+	const char *vals[] = {"ENOSPC", at};
+	if (!tpp_w_note(w, "writer_end", 2, keys, vals) && !flush_meta(w))
+		write_trailer(w);
+	w->err = err;
+	snprintf(w->msg, sizeof(w->msg), "%s", msg);
+}
+
+/* Gives back the space keep_room() kept past the end of the file. */
+static void release_reserve(struct tpp_writer *w)
+{
+	if (w->reserved > w->off)
+		fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)w->off,
+			  (off_t)(w->reserved - w->off));
+	w->reserved = 0;
+}
+
 int tpp_w_close(struct tpp_writer *w)
 {
 	return tpp_w_close_stats(w, NULL);
@@ -776,6 +888,9 @@ int tpp_w_close_stats(struct tpp_writer *w, struct tpp_w_stats *st)
 	}
 	if (!e)
 		e = write_trailer(w);
+	else if (w->disk_full && w->off)
+		end_disk_full(w); /* (with a header written) */
+	release_reserve(w);
 	if (st)
 		*st = w->st;
 	w_free(w);
@@ -784,8 +899,10 @@ int tpp_w_close_stats(struct tpp_writer *w, struct tpp_w_stats *st)
 
 void tpp_w_abandon(struct tpp_writer *w)
 {
-	if (w)
+	if (w) {
+		release_reserve(w);
 		w_free(w);
+	}
 }
 
 void tpp_w_stats(const struct tpp_writer *w, struct tpp_w_stats *st)

@@ -54,6 +54,8 @@ struct tpp_writer {
 	char path[512];
 	char msg[640];
 	int fd, err, header_done;
+	int can_reserve, disk_full, ending; /* see keep_room() in writer.c */
+	uint64_t reserved;                  /* file bytes with disk space kept */
 	int argc;
 	char **argv;
 	uint64_t off;

@@ -137,7 +137,11 @@ uint64_t plot_percentile(struct plot_vec *a, double p);
 
 enum plot_term { PT_PNG, PT_SVG, PT_PDF };
 
-/* One plot being produced: OUT.EXT plus OUT.gp and OUT.NAME.dat beside it. */
+/* One plot being produced: OUT.EXT plus OUT.gp and OUT.NAME.dat beside it.
+ * Everything is made in a private directory (`work`, 0700, in DIR) and
+ * renamed into DIR at the end, where it replaces only regular files of the
+ * caller's (format/safefile.h): another user who can write DIR can neither
+ * change what gnuplot runs nor have a planted name written through. */
 struct plot_job {
 	char out[4096];   /* image path as given */
 	char dir[4096];   /* its directory ("." when none) */
@@ -145,16 +149,20 @@ struct plot_job {
 	const char *ext;
 	enum plot_term term;
 	int keep, data_only;
-	char *files[16];  /* written so far (for removal without --keep) */
+	int dfd, wfd;     /* DIR and the private directory (-1 until made) */
+	char work[300];   /* the private directory's name in DIR */
+	char *files[16];  /* written so far, names in work */
 	size_t nfiles;
 	char err[512];
 };
 
-/* Checks the extension and that the directory is writable. */
+/* Checks the extension, that DIR is writable and that OUT (and OUT.gp with
+ * keep) may be replaced; opens DIR. plot_job_finish or plot_job_abort
+ * releases the job, and after a failure nothing is held. */
 int plot_job_init(struct plot_job *j, const char *out, int keep, int data_only);
-/* Creates DIR/BASE.SUFFIX for writing (SUFFIX e.g. "gp", "busy.dat") and
- * remembers it. *name gets the file name relative to DIR, valid as long as
- * the job. */
+/* Creates BASE.SUFFIX (SUFFIX e.g. "gp", "busy.dat") in the private
+ * directory, 0600, and remembers it. *name gets the file name, valid as
+ * long as the job (scripts name data files so: gnuplot runs there). */
 FILE *plot_job_file(struct plot_job *j, const char *suffix, const char **name);
 /* Closes a data file or script from plot_job_file: 0, or -EIO with j->err
  * naming it ("writing NAME: reason"). */
@@ -162,15 +170,27 @@ int plot_data_close(struct plot_job *j, FILE *d, const char *name);
 /* Writes the terminal/output/common style lines for a figure of the given
  * height in pixels (at 1200 px width). */
 void plot_gp_prologue(FILE *f, const struct plot_job *j, int height_px);
-/* Writes s as a single-quoted gnuplot string. */
+/* Writes s as a single-quoted gnuplot string: valid UTF-8 (a byte that is
+ * not becomes U+FFFD), no control bytes. */
 void plot_gp_str(FILE *f, const char *s);
-/* Full path of gnuplot in PATH, or NULL. */
-const char *plot_gp_find(void);
-/* Runs gnuplot on the job's script (unless data_only), then removes data and
- * script unless keep. Returns 0, or -1 with j->err set; gnuplot's stderr
- * lines are printed as "tracepp plot: gnuplot: LINE" and make it fail. */
+/* Writes s as a double-quoted column of a data file: the same, with '"'
+ * and control bytes as '_'. */
+void plot_data_str(FILE *f, const char *s);
+/* The full path of a gnuplot no other user can swap: TPP_GNUPLOT, or the
+ * first gnuplot in PATH's absolute directories that is, with every
+ * directory above it, owned by root or the caller and writable by no one
+ * else. NULL if none; why then (or when one was passed over) says why. */
+const char *plot_gp_find(char *why, size_t len);
+/* Runs prog on the script gp in the job's private directory, with a
+ * clean environment (no caller's GNUPLOT_*, LD_*, ~/.gnuplot). 0, or -1
+ * with j->err set; gnuplot's stderr lines are printed as "tracepp plot:
+ * gnuplot: LINE" and make it fail. */
+int plot_gp_run(struct plot_job *j, const char *prog, const char *gp);
+/* Runs gnuplot on the job's script (unless data_only), then moves the image
+ * (and with keep, data and script) into DIR and removes the rest. Returns
+ * 0, or -1 with j->err set. Releases the job. */
 int plot_job_finish(struct plot_job *j, const char *prog);
-/* Removes what the job wrote (on error paths). */
+/* Removes what the job wrote and releases it (on error paths). */
 void plot_job_abort(struct plot_job *j);
 
 /* Colour of a task/function: a stable pick from a palette, "#rrggbb". */

@@ -162,10 +162,7 @@ static const char *call_name(const struct plot_model *m, uint64_t addr, char *bu
 
 static void data_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++)
-		fputc(*s == '"' || (unsigned char)*s < 0x20 ? '_' : *s, f);
-	fputc('"', f);
+	plot_data_str(f, s);
 }
 
 static int cmp_task_oncpu(const void *a, const void *b)

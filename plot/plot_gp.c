@@ -1,4 +1,5 @@
-/* Output files of a plot and the gnuplot child process that renders them. */
+/* The gnuplot side of a plot: quoting for scripts and data files, the
+ * script prologue, and finding and running gnuplot safely. */
 /* Error messages are cut at their buffer on purpose: paths can be long. */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #include <errno.h>
@@ -9,92 +10,43 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "plot.h"
-
-int plot_job_init(struct plot_job *j, const char *out, int keep, int data_only)
-{
-	memset(j, 0, sizeof(*j));
-	j->keep = keep || data_only;
-	j->data_only = data_only;
-	if (strlen(out) >= sizeof(j->out) - 16) {
-		snprintf(j->err, sizeof(j->err), "output path too long");
-		return -ENAMETOOLONG;
-	}
-	strcpy(j->out, out);
-	const char *slash = strrchr(out, '/'), *file = slash ? slash + 1 : out;
-	if (slash == out)
-		strcpy(j->dir, "/");
-	else if (slash)
-		snprintf(j->dir, sizeof(j->dir), "%.*s", (int)(slash - out), out);
-	else
-		strcpy(j->dir, ".");
-	const char *dot = strrchr(file, '.');
-	if (!dot || dot == file) {
-		snprintf(j->err, sizeof(j->err), "%s: output needs an extension: .png, .svg or .pdf", out);
-		return -EINVAL;
-	}
-	j->ext = dot + 1;
-	if (!strcmp(j->ext, "png"))
-		j->term = PT_PNG;
-	else if (!strcmp(j->ext, "svg"))
-		j->term = PT_SVG;
-	else if (!strcmp(j->ext, "pdf"))
-		j->term = PT_PDF;
-	else {
-		snprintf(j->err, sizeof(j->err), "%s: unsupported output type '.%s' (use .png, .svg or .pdf)",
-			 out, j->ext);
-		return -EINVAL;
-	}
-	snprintf(j->base, sizeof(j->base), "%.*s", (int)(dot - file), file);
-	struct stat st;
-	if (stat(j->dir, &st) || !S_ISDIR(st.st_mode) || access(j->dir, W_OK | X_OK)) {
-		int e = errno ? errno : ENOTDIR;
-		snprintf(j->err, sizeof(j->err), "cannot write %s: directory %s: %s", out, j->dir,
-			 strerror(e));
-		return -e;
-	}
-	return 0;
-}
-
-int plot_data_close(struct plot_job *j, FILE *d, const char *name)
-{
-	if (!fclose(d))
-		return 0;
-	snprintf(j->err, sizeof(j->err), "writing %s: %s", name, strerror(errno));
-	return -EIO;
-}
-
-FILE *plot_job_file(struct plot_job *j, const char *suffix, const char **name)
-{
-	char path[8192];
-	int dl = snprintf(path, sizeof(path), "%s/", j->dir);
-	snprintf(path + dl, sizeof(path) - (size_t)dl, "%s.%s", j->base, suffix);
-	if (j->nfiles == sizeof(j->files) / sizeof(j->files[0])) {
-		snprintf(j->err, sizeof(j->err), "too many files for one plot");
-		return NULL;
-	}
-	char *kept = strdup(path);
-	FILE *f = kept ? fopen(path, "w") : NULL;
-	if (!f) {
-		snprintf(j->err, sizeof(j->err), "cannot write %s: %s", path, strerror(kept ? errno : ENOMEM));
-		free(kept);
-		return NULL;
-	}
-	j->files[j->nfiles++] = kept;
-	if (name)
-		*name = kept + dl; /* relative to the directory, like the script */
-	return f;
-}
+#include "utf8.h"
 
 void plot_gp_str(FILE *f, const char *s)
 {
+	/* single quotes: gnuplot substitutes neither `command` nor @macro in
+	 * them; the script says `set encoding utf8`, so bytes that are not
+	 * UTF-8 become U+FFFD and control bytes go */
+	const uint8_t *p = (const uint8_t *)s, *end = p + strlen(s);
 	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		if ((unsigned char)*s >= 0x20)
-			fputc(*s, f);
+	while (p < end) {
+		size_t k = *p >= 0x80 ? utf8_seq(p, (size_t)(end - p)) : 1;
+		if (*p == '\'')
+			fputs("''", f);
+		else if (!k)
+			fputs("\xef\xbf\xbd", f);
+		else if (*p >= 0x20 && *p != 0x7f)
+			fwrite(p, 1, k, f);
+		p += k ? k : 1;
 	}
 	fputc('\'', f);
+}
+
+void plot_data_str(FILE *f, const char *s)
+{
+	const uint8_t *p = (const uint8_t *)s, *end = p + strlen(s);
+	fputc('"', f);
+	while (p < end) {
+		size_t k = *p >= 0x80 ? utf8_seq(p, (size_t)(end - p)) : 1;
+		if (!k)
+			fputs("\xef\xbf\xbd", f);
+		else if (*p == '"' || *p < 0x20 || *p == 0x7f)
+			fputc('_', f);
+		else
+			fwrite(p, 1, k, f);
+		p += k ? k : 1;
+	}
+	fputc('"', f);
 }
 
 void plot_gp_prologue(FILE *f, const struct plot_job *j, int height_px)
@@ -125,35 +77,110 @@ void plot_gp_prologue(FILE *f, const struct plot_job *j, int height_px)
 		   "set style fill solid 1.0 noborder\n");
 }
 
-const char *plot_gp_find(void)
+/* Trusted: owned by root or the caller, writable by no one else (a group
+ * other than root's counts as someone else). */
+static int trusted(const struct stat *st)
+{
+	return (st->st_uid == 0 || st->st_uid == geteuid()) && !(st->st_mode & S_IWOTH) &&
+	       (!(st->st_mode & S_IWGRP) || st->st_gid == 0);
+}
+
+/* 0 when the executable file `path` (absolute, no symlinks) and every
+ * directory above it are trusted, so no one else can swap what is run;
+ * else -1 with the reason in why. */
+static int safe_exec(const char *path, char *why, size_t len)
+{
+	struct stat st;
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || access(path, X_OK)) {
+		snprintf(why, len, "%s is not an executable file", path);
+		return -1;
+	}
+	if (!trusted(&st)) {
+		snprintf(why, len, "%s can be changed by other users", path);
+		return -1;
+	}
+	char p[4096];
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *slash; (slash = strrchr(p, '/')) && strcmp(p, "/");) {
+		slash[slash == p] = 0; /* the parent; "/" stays */
+		if (stat(p, &st)) {
+			snprintf(why, len, "%s: %s", p, strerror(errno));
+			return -1;
+		}
+		if (!trusted(&st)) {
+			snprintf(why, len, "%s can be written by other users", p);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+const char *plot_gp_find(char *why, size_t len)
 {
 	static char buf[4096];
+	why[0] = 0;
 	const char *env = getenv("TPP_GNUPLOT");
-	if (env && *env)
-		return access(env, X_OK) ? NULL : env;
+	char cand[4096];
+	if (env && *env) {
+		if (!realpath(env, buf)) {
+			snprintf(why, len, "TPP_GNUPLOT=%s: %s", env, strerror(errno));
+			return NULL;
+		}
+		return safe_exec(buf, why, len) ? NULL : buf;
+	}
+	/* PATH as execvp reads it, but only its absolute entries, and only a
+	 * gnuplot that the checks above trust: a directory in root's PATH
+	 * that another user can write must not decide what root runs */
 	const char *path = getenv("PATH");
 	if (!path)
-		return NULL;
+		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
 		const char *e = strchr(path, ':');
 		size_t n = e ? (size_t)(e - path) : strlen(path);
-		if (n && n < sizeof(buf) - 16) {
-			snprintf(buf, sizeof(buf), "%.*s/gnuplot", (int)n, path);
-			if (!access(buf, X_OK))
-				return buf;
+		if (n && *path == '/' && n < sizeof(cand) - 16) {
+			snprintf(cand, sizeof(cand), "%.*s/gnuplot", (int)n, path);
+			char w[600];
+			if (!access(cand, X_OK) && realpath(cand, buf)) {
+				if (!safe_exec(buf, w, sizeof(w)))
+					return buf;
+				if (!why[0])
+					snprintf(why, len, "not running %s: %s", cand, w);
+			}
 		}
 		path += n + (e ? 1 : 0);
 	}
 	return NULL;
 }
 
-static int run_gnuplot(struct plot_job *j, const char *prog, const char *gp)
+/* gnuplot's environment: the locale, a fixed PATH, and a HOME without a
+ * ~/.gnuplot, so nothing of the caller's (GNUPLOT_LIB, LD_PRELOAD, a
+ * sudo user's init file) runs in it. */
+static void gp_env(char **env, size_t n, char *store, size_t len)
+{
+	static const char *const keep[] = {"LANG", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "TZ"};
+	size_t k = 0, off = 0;
+	env[k++] = "PATH=/usr/local/bin:/usr/bin:/bin";
+	env[k++] = "HOME=/nonexistent";
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]) && k + 1 < n; i++) {
+		const char *v = getenv(keep[i]);
+		int w = v ? snprintf(store + off, len - off, "%s=%s", keep[i], v) : -1;
+		if (w < 0 || (size_t)w >= len - off)
+			continue;
+		env[k++] = store + off;
+		off += (size_t)w + 1;
+	}
+	env[k] = NULL;
+}
+
+int plot_gp_run(struct plot_job *j, const char *prog, const char *gp)
 {
 	int pfd[2];
-	if (pipe(pfd)) {
+	if (pipe2(pfd, O_CLOEXEC)) {
 		snprintf(j->err, sizeof(j->err), "pipe: %s", strerror(errno));
 		return -1;
 	}
+	char *env[8], store[1024];
+	gp_env(env, sizeof(env) / sizeof(env[0]), store, sizeof(store));
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(j->err, sizeof(j->err), "fork: %s", strerror(errno));
@@ -168,13 +195,13 @@ static int run_gnuplot(struct plot_job *j, const char *prog, const char *gp)
 			dup2(dn, 0);
 			dup2(dn, 1);
 		}
-		close(pfd[0]);
-		close(pfd[1]);
-		if (chdir(j->dir)) {
-			fprintf(stderr, "cannot enter %s: %s\n", j->dir, strerror(errno));
+		/* in the job's private directory: the script and its data are
+		 * there, where no one else can reach them */
+		if (fchdir(j->wfd)) {
+			fprintf(stderr, "cannot enter the plot's directory: %s\n", strerror(errno));
 			_exit(126);
 		}
-		execl(prog, "gnuplot", gp, (char *)NULL);
+		execle(prog, "gnuplot", gp, (char *)NULL, env);
 		fprintf(stderr, "cannot run %s: %s\n", prog, strerror(errno));
 		_exit(127);
 	}
@@ -211,37 +238,6 @@ static int run_gnuplot(struct plot_job *j, const char *prog, const char *gp)
 		return -1;
 	}
 	return 0;
-}
-
-static void remove_files(struct plot_job *j, int all)
-{
-	for (size_t i = 0; i < j->nfiles; i++) {
-		if (all || !j->keep)
-			unlink(j->files[i]);
-		free(j->files[i]);
-	}
-	j->nfiles = 0;
-}
-
-int plot_job_finish(struct plot_job *j, const char *prog)
-{
-	char gp[1200];
-	snprintf(gp, sizeof(gp), "%s.gp", j->base);
-	int rc = 0;
-	if (!j->data_only) {
-		rc = run_gnuplot(j, prog, gp);
-		if (rc) {
-			/* Keep what failed so the user can look at it. */
-			j->keep = 1;
-		}
-	}
-	remove_files(j, 0);
-	return rc;
-}
-
-void plot_job_abort(struct plot_job *j)
-{
-	remove_files(j, 1);
 }
 
 uint32_t plot_color(uint64_t key)

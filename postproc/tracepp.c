@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
+#include "tpp_format.h"
 
 static const struct {
 	const char *name;
@@ -28,7 +29,11 @@ static void usage(FILE *f)
 	fprintf(f, "usage: tracepp COMMAND [OPTIONS] FILE\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].help);
-	fprintf(f, "\n'tracepp COMMAND --help' for a command's options.\n");
+	fprintf(f, "\n'tracepp COMMAND --help' for a command's options.\n"
+		   "\nFILE must be a regular file (a FIFO or a device is refused: traces are read\n"
+		   "by seeking). Exit status: 0 with a result, also from a damaged file (what its\n"
+		   "intact chunks hold, and one warning line); 1 no result (the file cannot be\n"
+		   "read, or the output cannot be written); 2 a usage error.\n");
 }
 
 int main(int argc, char **argv)
@@ -42,7 +47,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("tracepp 0.1 (format %d.%d)\n", 1, 0);
+		printf("tracepp 0.1 (format %d.%d)\n", TPP_MAJOR, TPP_MINOR);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

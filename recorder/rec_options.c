@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,9 @@ const char rec_usage[] =
 	"  -p PID[,PID...]  these processes and their future children\n"
 	"  -C CPUS          only these CPUs (e.g. 0,2-3)\n"
 	"  -d SECONDS       stop after this long\n"
-	"  -o FILE          output file (default trace.tpp)\n"
+	"  -o FILE          output file (default trace.tpp), created 0600: an existing FILE is\n"
+	"                   replaced only if it is a regular file of yours\n"
+	"  --group GROUP    make the file 0640 and owned by GROUP (readable by its members)\n"
 	"  -b KB            kernel buffer per CPU (default: the kernel's, 1410 here)\n"
 	"  --max-size SIZE  stop before the file exceeds SIZE (K, M, G suffixes)\n"
 	"  --flight SIZE|Ns flight recorder: keep only the last SIZE of buffer and/or\n"
@@ -106,7 +109,7 @@ static int parse_pids(struct rec_opts *o, const char *s)
 	return o->npids ? 0 : -1;
 }
 
-enum { O_FILTER = 256, O_MAXSIZE, O_FLIGHT, O_MINDUR, O_NOFUNC, O_MAXPROBES, O_HELP };
+enum { O_FILTER = 256, O_MAXSIZE, O_FLIGHT, O_MINDUR, O_NOFUNC, O_MAXPROBES, O_HELP, O_GROUP };
 
 int rec_parse(struct rec_opts *o, int argc, char **argv, char *msg, size_t len)
 {
@@ -118,6 +121,7 @@ int rec_parse(struct rec_opts *o, int argc, char **argv, char *msg, size_t len)
 		{"no-func", no_argument, NULL, O_NOFUNC},
 		{"max-probes", required_argument, NULL, O_MAXPROBES},
 		{"help", no_argument, NULL, O_HELP},
+		{"group", required_argument, NULL, O_GROUP},
 		{NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof(*o));
@@ -158,6 +162,15 @@ int rec_parse(struct rec_opts *o, int argc, char **argv, char *msg, size_t len)
 		case 'o':
 			o->out = optarg;
 			break;
+		case O_GROUP: {
+			struct group *g = getgrnam(optarg);
+			unsigned long v = g ? g->gr_gid : strtoul(optarg, &end, 10);
+			if (!g && (*end || end == optarg || v > UINT32_MAX))
+				return fail(msg, len, "unknown group '%s'", optarg);
+			o->group = 1;
+			o->gid = (uint32_t)v;
+			break;
+		}
 		case 'b': {
 			unsigned long v = strtoul(optarg, &end, 10);
 			if (*end || end == optarg || v < 8 || v > (16ul << 20))

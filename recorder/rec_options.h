@@ -20,6 +20,8 @@ struct rec_opts {
 	int have_cpus;
 	double duration;         /* -d, 0 = until the command ends or a signal */
 	const char *out;         /* -o */
+	int group;               /* --group: the file 0640, of group gid */
+	uint32_t gid;
 	unsigned buffer_kb;      /* -b, per CPU; 0 = the instance's default */
 	uint64_t max_bytes;      /* --max-size */
 	uint64_t flight_bytes;   /* --flight NM: total kernel buffer kept */

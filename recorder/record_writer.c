@@ -36,6 +36,8 @@ int rec_open_writer(struct rec *r, int argc, char **argv)
 		.producer_version = "0.1",
 		.argc = argc,
 		.argv = argv,
+		.group_read = r->o.group,
+		.gid = r->o.gid,
 	};
 	if (r->o.max_bytes && r->o.max_bytes < (8u << 20)) {
 		/* a chunk that does not fit is refused whole: keep them small

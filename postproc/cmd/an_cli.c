@@ -109,10 +109,7 @@ void acli_report_run(const struct acli *c, const struct an_run_stats *st)
 	/* Chunks found damaged when the file was opened (scan without index)
 	 * never reach the iterator; count both. */
 	uint64_t at_open = tpp_r_info(c->r)->damaged_chunks;
-	if (st->damaged || at_open)
-		fprintf(stderr, "tracepp %s: warning: %llu damaged chunk(s) skipped%s%s\n", c->cmd,
-			(unsigned long long)(st->damaged + at_open), st->damaged ? "; last: " : "",
-			st->damaged ? st->last_error : "");
+	cli_warn_damaged(c->cmd, st->damaged + at_open, st->damaged ? st->last_error : tpp_r_error(c->r));
 	const struct tpp_meta *m = tpp_r_meta(c->r);
 	if (m && m->lost_total)
 		fprintf(stderr, "tracepp %s: warning: the recorder lost %llu event(s); counts are low\n",

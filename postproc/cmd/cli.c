@@ -19,10 +19,29 @@ struct tpp_reader *cli_open(const char *cmd, const char *path)
 		return NULL;
 	}
 	const struct tpp_file_info *in = tpp_r_info(r);
-	if (!in->has_trailer)
-		fprintf(stderr, "tracepp %s: %s: no trailer (the recorder was stopped abruptly); %zu chunks recovered by scanning\n",
+	const char *why = cli_cut_short(r);
+	if (why)
+		fprintf(stderr, "tracepp %s: %s: %s; the file holds what was written before\n", cmd, path, why);
+	else if (!in->has_trailer)
+		fprintf(stderr, "tracepp %s: %s: no trailer: its writer did not finish it (killed, crashed or "
+				"out of disk space); %zu chunks recovered by scanning\n",
 			cmd, path, tpp_r_nchunks(r));
 	return r;
+}
+
+const char *cli_cut_short(const struct tpp_reader *r)
+{
+	const struct tpp_meta *m = tpp_r_meta(r);
+	for (size_t i = 0; m && i < m->nnotes; i++) {
+		const struct tpp_note *n = &m->notes[i];
+		if (!n->kind || strcmp(n->kind, "writer_end"))
+			continue;
+		for (size_t k = 0; k < n->n; k++)
+			if (!strcmp(n->keys[k], "reason"))
+				return !strcmp(n->vals[k], "ENOSPC") ? "the recording was cut short: its disk filled (ENOSPC)"
+								   : "the recording was cut short";
+	}
+	return NULL;
 }
 
 int cli_format(const char *cmd, const char *arg, unsigned allowed)
@@ -121,7 +140,9 @@ int cli_time_range(const char *cmd, const char *arg, const struct tpp_reader *r,
 	return 0;
 }
 
-void cli_damage(const char *cmd, const char *msg)
+void cli_warn_damaged(const char *cmd, uint64_t n, const char *msg)
 {
-	fprintf(stderr, "tracepp %s: %s\n", cmd, msg);
+	if (n)
+		fprintf(stderr, "tracepp %s: warning: %llu damaged chunk(s) skipped%s%s%s\n", cmd,
+			(unsigned long long)n, msg && *msg ? " (" : "", msg && *msg ? msg : "", msg && *msg ? ")" : "");
 }

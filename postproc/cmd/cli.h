@@ -9,8 +9,12 @@
 enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV };
 
 /* Opens path; on failure prints "tracepp CMD: MESSAGE" and returns NULL. A
- * file recovered without trailer gets a one-line note on stderr. */
+ * file cut short (a full disk), or recovered without trailer, gets a
+ * one-line note on stderr. */
 struct tpp_reader *cli_open(const char *cmd, const char *path);
+/* Why the file ends early, from its writer's "writer_end" note ("...its
+ * disk filled (ENOSPC)"), or NULL when it does not say. */
+const char *cli_cut_short(const struct tpp_reader *r);
 /* "text"|"json"|"csv" (allowed: a mask of 1<<OUT_*). -1 with a message if not. */
 int cli_format(const char *cmd, const char *arg, unsigned allowed);
 /* Earliest and latest event timestamps, from the chunk index. */
@@ -19,8 +23,12 @@ void cli_span(const struct tpp_reader *r, uint64_t *start, uint64_t *end);
  * the trace start with a unit ("1.5s", "200ms", "30us", "100ns"); either side
  * may be empty. Returns 0, or -1 with a message printed. */
 int cli_time_range(const char *cmd, const char *arg, const struct tpp_reader *r, uint64_t *from, uint64_t *to);
-/* Reports a damaged chunk met while iterating ("tracepp CMD: MESSAGE"). */
-void cli_damage(const char *cmd, const char *msg);
+/* The one rule for a damaged file, the same in every command: the result
+ * is what the intact chunks hold, the exit status 0 (1 means no result),
+ * and one line on stderr, "tracepp CMD: warning: N damaged chunk(s)
+ * skipped (MSG)", MSG naming the file and offset of one damage. Nothing is
+ * printed when n is 0. */
+void cli_warn_damaged(const char *cmd, uint64_t n, const char *msg);
 /* Parses a duration with unit ("10us", "1.5ms", "2s", "500" = ns). -1 on error. */
 int cli_duration(const char *s, uint64_t *ns);
 

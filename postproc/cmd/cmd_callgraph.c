@@ -6,6 +6,7 @@
 #include <string.h>
 #include "an_cli.h"
 #include "commands.h"
+#include "esc.h"
 
 static const char usage_text[] =
 	"usage: tracepp callgraph [OPTIONS] FILE\n"
@@ -115,6 +116,8 @@ static const struct tbl_col tcols[] = {
 	{"func", "function", TBL_STR},
 };
 
+/* The names from the root to node, escaped by esc.h: a JSON array of
+ * strings, or text joined by sep (folded stacks). -ENOSPC if buf is short. */
 static int path_of(const struct an_cg *cg, uint32_t node, char *buf, size_t len, char sep,
 		   int json)
 {
@@ -123,20 +126,30 @@ static int path_of(const struct an_cg *cg, uint32_t node, char *buf, size_t len,
 	for (uint32_t x = node; x && n < 512; x = cg->nodes[x].parent)
 		chain[n++] = x;
 	size_t o = 0;
-	if (json && o < len)
+	if (json)
 		buf[o++] = '[';
-	for (int i = n - 1; i >= 0 && o < len; i--) {
+	for (int i = n - 1; i >= 0; i--) {
 		const char *name = an_func_name(cg->syms, cg->nodes[chain[i]].func);
-		int w = json ? snprintf(buf + o, len - o, "%s\"%s\"", i == n - 1 ? "" : ",", name)
-			     : snprintf(buf + o, len - o, "%s%s", i == n - 1 ? "" : (char[]){sep, 0}, name);
-		if (w < 0 || (size_t)w >= len - o)
+		size_t nl = strlen(name);
+		if (len - o < ESC_MIN_ROOM + 4)
 			return -ENOSPC;
-		o += (size_t)w;
+		if (i != n - 1)
+			buf[o++] = json ? ',' : sep;
+		if (json)
+			buf[o++] = '"';
+		while (nl) {
+			if (len - o < ESC_MIN_ROOM + 3)
+				return -ENOSPC;
+			size_t used, k = (json ? esc_json : esc_text)(buf + o, len - o - 3, name, nl, &used);
+			o += k;
+			name += used;
+			nl -= used;
+		}
+		if (json)
+			buf[o++] = '"';
 	}
-	if (json && o + 1 < len)
+	if (json)
 		buf[o++] = ']';
-	if (o >= len)
-		return -ENOSPC;
 	buf[o] = 0;
 	return 0;
 }

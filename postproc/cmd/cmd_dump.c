@@ -9,6 +9,7 @@
 #include "an_dwarf.h"
 #include "cli.h"
 #include "commands.h"
+#include "esc.h"
 #include "out_fast.h"
 #include "script.h"
 
@@ -64,16 +65,29 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types)
 	static const char *const common[] = {"ts", "cpu", "tid", "type", "task", "sym"};
 	for (unsigned i = 0; i < t->nfields; i++) {
 		ti->is_addr[i] = t->fields[i].type == TPP_F_U64 && is_addr_field(t->fields[i].name);
-		int kl = snprintf(ti->tkey[i], sizeof(ti->tkey[i]), " %s=", t->fields[i].name);
-		ti->tklen[i] = (uint16_t)(kl < (int)sizeof(ti->tkey[i]) ? kl : (int)sizeof(ti->tkey[i]) - 1);
+		/* " name=", the name in its text form (esc.h), cut to what fits */
+		size_t used, kl = 1;
+		ti->tkey[i][0] = ' ';
+		kl += esc_text(ti->tkey[i] + 1, sizeof(ti->tkey[i]) - 2, t->fields[i].name,
+			       strlen(t->fields[i].name), &used);
+		ti->tkey[i][kl++] = '=';
+		ti->tklen[i] = (uint16_t)kl;
 		int clash = 0;
 		for (size_t k = 0; k < sizeof(common) / sizeof(common[0]); k++)
 			clash |= !strcmp(t->fields[i].name, common[k]);
-		struct ofast o;
-		of_init(&o, -1);
-		of_json_str(&o, t->fields[i].name, strlen(t->fields[i].name));
-		snprintf(ti->jkey[i], sizeof(ti->jkey[i]), "%s%.*s", clash ? "\"field_" : "",
-			 (int)(clash ? o.len - 1 : o.len), clash ? o.buf + 1 : o.buf);
+		/* the JSON key, escaped (esc.h) and cut to what fits at a whole
+		 * character, so it stays a valid string */
+		char *j = ti->jkey[i];
+		size_t jl = 0;
+		j[jl++] = '"';
+		if (clash) {
+			memcpy(j + jl, "field_", 6);
+			jl += 6;
+		}
+		jl += esc_json(j + jl, sizeof(ti->jkey[i]) - jl - 2, t->fields[i].name, strlen(t->fields[i].name),
+			       &used);
+		j[jl++] = '"';
+		j[jl] = 0;
 	}
 }
 
@@ -145,13 +159,14 @@ int cmd_dump(int argc, char **argv)
 	const struct tpp_event *ev;
 	int e;
 	int64_t last_tid = INT64_MIN;
+	uint64_t ndamaged = 0;
+	char damage[700] = "";
 	const char *last_comm = NULL;
 	size_t last_comm_len = 0;
 	while ((e = tpp_iter_next(it, &ev)) != 0) {
 		if (e < 0) {
-			of_flush(o);
-			cli_damage("dump", tpp_iter_error(it));
-			rc = 1;
+			if (!ndamaged++)
+				snprintf(damage, sizeof(damage), "%s", tpp_iter_error(it));
 			continue;
 		}
 		if (!ev->t || (tid_filter >= 0 && ev->tid != tid_filter))
@@ -198,7 +213,7 @@ int cmd_dump(int argc, char **argv)
 						const char *s = tpp_names_sym(nm, pid, ev->v[i].u, &off);
 						if (s) {
 							of_mem(o, " <", 2);
-							of_str(o, s);
+							of_text(o, s, strlen(s));
 							if (off) {
 								of_ch(o, '+');
 								of_hex(o, off);
@@ -208,7 +223,7 @@ int cmd_dump(int argc, char **argv)
 						const char *sl = dw ? an_dwarf_srcline(dw, pid, ev->v[i].u) : NULL;
 						if (sl) {
 							of_mem(o, " at ", 4);
-							of_str(o, sl);
+							of_text(o, sl, strlen(sl));
 						}
 					} else {
 						of_u64(o, ev->v[i].u);
@@ -283,10 +298,8 @@ int cmd_dump(int argc, char **argv)
 		fprintf(stderr, "tracepp dump: writing output: %s\n", strerror(-o->err));
 		rc = 1;
 	}
-	if (tpp_r_info(r)->damaged_chunks) {
-		cli_damage("dump", tpp_r_error(r));
-		rc = 1;
-	}
+	uint64_t at_open = tpp_r_info(r)->damaged_chunks;
+	cli_warn_damaged("dump", ndamaged + at_open, ndamaged ? damage : tpp_r_error(r));
 	tpp_iter_close(it);
 	tps_filter_free(flt);
 	an_dwarf_close(dw);

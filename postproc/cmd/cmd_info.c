@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "out_fast.h"
+#include "esc.h"
 #include "table.h"
 
 struct scount {
@@ -20,13 +20,16 @@ static void usage(FILE *f)
 	fprintf(f, "usage: tracepp info [--format=text|json] FILE\n");
 }
 
-/* A JSON string literal: every text here comes from the (untrusted) file. */
+/* A JSON string literal, and the text form: every string here comes from
+ * the (untrusted) file. */
 static void fjs(FILE *f, const char *s)
 {
-	static struct ofast o;
-	of_init(&o, -1);
-	of_json_str(&o, s ? s : "", s ? strlen(s) : 0);
-	fwrite(o.buf, 1, o.len, f);
+	esc_json_put(f, s ? s : "", s ? strlen(s) : 0);
+}
+
+static void txt(FILE *f, const char *s)
+{
+	esc_text_put(f, s ? s : "", s ? strlen(s) : 0);
 }
 
 static void json_kv_str(FILE *f, const char *k, const char *v, int comma)
@@ -86,6 +89,7 @@ int cmd_info(int argc, char **argv)
 	}
 	const struct tpp_event *ev;
 	int e;
+	char damage[700] = "";
 	uint32_t last_stream = UINT32_MAX;
 	size_t last_k = 0;
 	for (;;) {
@@ -93,8 +97,8 @@ int cmd_info(int argc, char **argv)
 		if (e == 0)
 			break;
 		if (e < 0) {
-			cli_damage("info", tpp_iter_error(it));
-			rc = 1;
+			if (!damage[0])
+				snprintf(damage, sizeof(damage), "%s", tpp_iter_error(it));
 			continue;
 		}
 		by_type[ev->t ? ev->type : TPP_MAX_TYPES]++;
@@ -109,13 +113,11 @@ int cmd_info(int argc, char **argv)
 	struct tpp_iter_stats ist;
 	tpp_iter_stats(it, &ist);
 	tpp_iter_close(it);
-	if (in->damaged_chunks && !ist.damaged_chunks) {
-		cli_damage("info", tpp_r_error(r));
-		rc = 1;
-	}
+	cli_warn_damaged("info", in->damaged_chunks + ist.damaged_chunks, damage[0] ? damage : tpp_r_error(r));
 	uint64_t start, end;
 	cli_span(r, &start, &end);
 	uint64_t damaged = in->damaged_chunks + ist.damaged_chunks;
+	const char *cut = cli_cut_short(r); /* a full disk, as the writer said */
 	char b1[64], b2[64];
 	FILE *f = stdout;
 	if (fmt == OUT_JSON) {
@@ -134,9 +136,13 @@ int cmd_info(int argc, char **argv)
 			fputs(i ? ", " : "", f);
 			fjs(f, in->argv[i]);
 		}
-		fprintf(f, "], \"complete\": %s, \"start_ns\": %llu, \"end_ns\": %llu, \"duration_ns\": %llu, ",
-			in->has_trailer ? "true" : "false", (unsigned long long)start, (unsigned long long)end,
-			(unsigned long long)(end - start));
+		fprintf(f, "], \"complete\": %s, \"cut_short\": ", in->has_trailer ? "true" : "false");
+		if (cut)
+			fjs(f, cut);
+		else
+			fputs("null", f);
+		fprintf(f, ", \"start_ns\": %llu, \"end_ns\": %llu, \"duration_ns\": %llu, ",
+			(unsigned long long)start, (unsigned long long)end, (unsigned long long)(end - start));
 		fprintf(f, "\"events\": %llu, \"lost\": %llu, \"chunks\": %llu, \"damaged_chunks\": %llu, ",
 			(unsigned long long)events, (unsigned long long)me->lost_total, (unsigned long long)chunks,
 			(unsigned long long)damaged);
@@ -171,17 +177,31 @@ int cmd_info(int argc, char **argv)
 				(unsigned long long)me->lost[i].from_ts, (unsigned long long)me->lost[i].to_ts);
 		fprintf(f, "], \"tasks\": %zu, \"symtabs\": %zu, \"mmaps\": %zu}\n", me->ntasks, me->nsymtabs, me->nmmaps);
 	} else {
-		fprintf(f, "file:         %s\n", path);
-		fprintf(f, "format:       %u.%u%s\n", in->major, in->minor,
-			in->has_trailer ? "" : " (no trailer: recovered by scanning)");
-		fprintf(f, "producer:     %s %s\n", in->producer ? in->producer : "?",
-			in->producer_version ? in->producer_version : "");
-		fprintf(f, "host:         %s, Linux %s %s, %d CPUs\n", in->hostname ? in->hostname : "?",
-			in->kernel ? in->kernel : "?", in->arch ? in->arch : "?", in->ncpus);
+		/* every string from the file, and the path, in its text form (esc.h) */
+		fputs("file:         ", f);
+		txt(f, path);
+		fprintf(f, "\nformat:       %u.%u%s%s%s%s\n", in->major, in->minor,
+			in->has_trailer ? "" : " (no trailer: recovered by scanning)", cut ? " (" : "",
+			cut ? cut : "", cut ? ")" : "");
+		fputs("producer:     ", f);
+		txt(f, in->producer ? in->producer : "?");
+		fputc(' ', f);
+		txt(f, in->producer_version);
+		fputs("\nhost:         ", f);
+		txt(f, in->hostname ? in->hostname : "?");
+		fputs(", Linux ", f);
+		txt(f, in->kernel ? in->kernel : "?");
+		fputc(' ', f);
+		txt(f, in->arch ? in->arch : "?");
+		fprintf(f, ", %d CPUs\n", in->ncpus);
 		fprintf(f, "command:     ");
-		for (int i = 0; i < in->argc; i++)
-			fprintf(f, " %s", in->argv[i]);
-		fprintf(f, "\nclock:        %s\n", in->clock ? in->clock : "?");
+		for (int i = 0; i < in->argc; i++) {
+			fputc(' ', f);
+			txt(f, in->argv[i]);
+		}
+		fputs("\nclock:        ", f);
+		txt(f, in->clock ? in->clock : "?");
+		fputc('\n', f);
 		fprintf(f, "span:         %llu .. %llu ns (%s)\n", (unsigned long long)start, (unsigned long long)end,
 			human_ns(b1, sizeof(b1), end - start));
 		fprintf(f, "events:       %llu in %llu chunks, %zu streams\n", (unsigned long long)events,
@@ -198,8 +218,11 @@ int cmd_info(int argc, char **argv)
 		fprintf(f, "\nby type:\n");
 		for (uint32_t i = 0; i < in->ntypes; i++) {
 			const struct tpp_type *t = &in->types[i];
-			if (by_type[t->id])
-				fprintf(f, "  %-28s %12llu\n", t->name, (unsigned long long)by_type[t->id]);
+			if (by_type[t->id]) {
+				char *name = esc_text_dup(t->name, strlen(t->name));
+				fprintf(f, "  %-28s %12llu\n", name ? name : "?", (unsigned long long)by_type[t->id]);
+				free(name);
+			}
 		}
 		if (by_type[TPP_MAX_TYPES])
 			fprintf(f, "  %-28s %12llu\n", "(unknown type)", (unsigned long long)by_type[TPP_MAX_TYPES]);

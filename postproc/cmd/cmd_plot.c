@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "commands.h"
 #include "plot.h"
 #include "table.h"
@@ -81,7 +82,10 @@ static void usage(FILE *f)
 		   "  --tid=TID       gantt --by call: the thread (default: the one with most events)\n"
 		   "  --exact         gantt: one bar per interval, even past 20000 (slow to render)\n"
 		   "  --keep          keep OUT.gp and the OUT.*.dat data files beside the image\n"
-		   "  --data-only     write data and script only (no gnuplot needed)\n");
+		   "  --data-only     write data and script only (no gnuplot needed)\n"
+		   "\nThe files are made in a private directory and moved into place: an existing one\n"
+		   "is replaced only when it is a regular file of yours. gnuplot is taken from PATH\n"
+		   "only where no user but root and you can change it (or TPP_GNUPLOT=/path).\n");
 }
 
 int cmd_plot(int argc, char **argv)
@@ -162,12 +166,17 @@ int cmd_plot(int argc, char **argv)
 		fprintf(stderr, "tracepp plot: %s\n", probe.err);
 		return 1;
 	}
-	const char *gp = data_only ? NULL : plot_gp_find();
+	plot_job_abort(&probe); /* only its checks and names were wanted */
+	char why[700];
+	const char *gp = data_only ? NULL : plot_gp_find(why, sizeof(why));
 	if (!data_only && !gp) {
-		fprintf(stderr, "tracepp plot: gnuplot not found in PATH: install it (apt-get install "
-				"gnuplot-nox) or use --data-only to write the data and script\n");
+		fprintf(stderr, "tracepp plot: %s%sgnuplot not found in PATH (where only root or you can change it): "
+				"install it (apt-get install gnuplot-nox) or use --data-only to write the data and script\n",
+			why, why[0] ? "; " : "");
 		return 1;
 	}
+	if (why[0])
+		fprintf(stderr, "tracepp plot: warning: %s\n", why);
 	char errmsg[512];
 	struct tpp_reader *r;
 	if (tpp_r_open(&r, path, errmsg, sizeof(errmsg)) < 0) {
@@ -193,9 +202,7 @@ int cmd_plot(int argc, char **argv)
 		tpp_r_close(r);
 		return 1;
 	}
-	if (m.damaged)
-		fprintf(stderr, "tracepp plot: warning: %s: %llu damaged chunk(s) skipped\n", path,
-			(unsigned long long)m.damaged);
+	cli_warn_damaged("plot", m.damaged + tpp_r_info(r)->damaged_chunks, tpp_r_error(r));
 	rc = plot_render(&m, ti, &q, out, keep, data_only, gp, errmsg, sizeof(errmsg));
 	plot_model_free(&m);
 	tpp_r_close(r);

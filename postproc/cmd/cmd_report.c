@@ -11,22 +11,32 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include "cli.h"
 #include "commands.h"
 #include "plot.h"
+#include "report_dir.h"
 #include "table.h"
+#include "utf8.h"
 
+/* HTML text from the file's bytes: markup escaped, control bytes dropped,
+ * each byte that is not UTF-8 as U+FFFD, so the page is valid UTF-8. */
 static void esc(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
+	const uint8_t *p = (const uint8_t *)(s ? s : ""), *end = p + strlen((const char *)p);
+	while (p < end) {
+		size_t k = *p >= 0x80 ? utf8_seq(p, (size_t)(end - p)) : 1;
+		switch (*p) {
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
 		default:
-			if ((unsigned char)*s >= 0x20 || *s == '\n')
-				fputc(*s, f);
+			if (!k)
+				fputs("\xef\xbf\xbd", f); /* U+FFFD */
+			else if (*p >= 0x20 || *p == '\n')
+				fwrite(p, 1, k, f);
 		}
+		p += k ? k : 1;
 	}
 }
 
@@ -143,7 +153,8 @@ static void facts(FILE *f, struct plot_model *m, struct tpp_reader *r, const cha
 	ROW("file size", esc(f, human_bytes(b, sizeof(b), fi->file_size)));
 #undef ROW
 	fputs("</table>\n", f);
-	qsort(m->types, m->ntypes, sizeof(*m->types), by_count);
+	if (m->ntypes) /* qsort(NULL, 0) is undefined */
+		qsort(m->types, m->ntypes, sizeof(*m->types), by_count);
 	static const char *const h[] = {"event type", "count", "per second", NULL};
 	fputs("<h3>Events by type</h3>\n", f);
 	th(f, h);
@@ -351,7 +362,10 @@ static void usage(FILE *f)
 	fprintf(f, "usage: tracepp report FILE -o DIR\n"
 		   "Writes DIR/index.html: the trace's facts, sched/io/net/function summaries and\n"
 		   "every plot the trace has events for (PNG embedded; data and gnuplot scripts\n"
-		   "kept in DIR). Without gnuplot the plots' data and scripts are still written.\n");
+		   "kept in DIR). Without gnuplot the plots' data and scripts are still written.\n"
+		   "A new DIR is made private (0700). An existing DIR is reused only when it is a\n"
+		   "directory of yours no one else can write; a file in it is replaced only when\n"
+		   "it is a regular file of yours.\n");
 }
 
 int cmd_report(int argc, char **argv)
@@ -378,22 +392,20 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	const char *path = argv[optind];
-	char errmsg[512], p[4096];
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "tracepp report: cannot create %s: %s\n", dir, strerror(errno));
-		return 1;
-	}
-	snprintf(p, sizeof(p), "%s/index.html", dir);
-	FILE *f = fopen(p, "w");
-	if (!f) {
-		fprintf(stderr, "tracepp report: cannot write %s: %s\n", p, strerror(errno));
+	char errmsg[512];
+	/* everything is made in a private directory, put in place at the end */
+	static struct report_dir rd;
+	FILE *f = NULL;
+	if (report_dir_open(&rd, dir) || !(f = report_dir_file(&rd, "index.html"))) {
+		fprintf(stderr, "tracepp report: %s\n", rd.err);
+		report_dir_abort(&rd);
 		return 1;
 	}
 	struct tpp_reader *r;
 	if (tpp_r_open(&r, path, errmsg, sizeof(errmsg)) < 0) {
 		fprintf(stderr, "tracepp report: %s\n", errmsg);
 		fclose(f);
-		remove(p);
+		report_dir_abort(&rd);
 		return 1;
 	}
 	struct plot_opts o = {.want_bars = 1, .call_tid = plot_busiest_thread(r)};
@@ -404,13 +416,17 @@ int cmd_report(int argc, char **argv)
 		plot_model_free(&m);
 		tpp_r_close(r);
 		fclose(f);
-		remove(p);
+		report_dir_abort(&rd);
 		return 1;
 	}
+	cli_warn_damaged("report", m.damaged + tpp_r_info(r)->damaged_chunks, tpp_r_error(r));
 	char title[300];
 	plot_trace_title(r, path, title, sizeof(title));
 	struct plot_req q = {.title = title};
-	const char *gp = plot_gp_find();
+	char why[700];
+	const char *gp = plot_gp_find(why, sizeof(why));
+	if (why[0])
+		fprintf(stderr, "tracepp report: %s%s\n", gp ? "warning: " : "", why);
 
 	fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n<title>tracepp report: ", f);
 	esc(f, title);
@@ -433,8 +449,8 @@ int cmd_report(int argc, char **argv)
 		const struct figure *g = &figures[i];
 		if (!g->wanted(&m))
 			continue;
-		char out[4200];
-		snprintf(out, sizeof(out), "%s/%s.png", dir, g->file);
+		char out[4600];
+		snprintf(out, sizeof(out), "%s/%s.png", rd.path, g->file);
 		q.by = g->by;
 		if (plot_render(&m, plot_type_index(g->type), &q, out, 1, !gp, gp, errmsg, sizeof(errmsg))) {
 			fprintf(stderr, "tracepp report: %s: %s\n", g->file, errmsg);
@@ -462,9 +478,14 @@ int cmd_report(int argc, char **argv)
 	plot_model_free(&m);
 	tpp_r_close(r);
 	if (fclose(f)) {
-		fprintf(stderr, "tracepp report: writing %s: %s\n", p, strerror(errno));
+		fprintf(stderr, "tracepp report: writing %s/index.html: %s\n", rd.dir, strerror(errno));
+		report_dir_abort(&rd);
 		return 1;
 	}
-	printf("tracepp report: wrote %s%s\n", p, gp ? "" : " (plots not rendered: gnuplot not found)");
+	if (report_dir_finish(&rd)) {
+		fprintf(stderr, "tracepp report: %s\n", rd.err);
+		return 1;
+	}
+	printf("tracepp report: wrote %s/index.html%s\n", rd.dir, gp ? "" : " (plots not rendered: gnuplot not found)");
 	return failed ? 1 : 0;
 }

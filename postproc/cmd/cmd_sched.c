@@ -110,7 +110,8 @@ int cmd_sched(int argc, char **argv)
 	if ((rc = acli_run(&c, feed, &c, &st)))
 		goto out;
 	an_sched_finish(&s, c.f.to_ts && c.f.to_ts < st.last_ts ? c.f.to_ts : st.last_ts);
-	qsort(s.t, s.n, sizeof(*s.t), by_key);
+	if (s.n) /* qsort(NULL, 0) is undefined */
+		qsort(s.t, s.n, sizeof(*s.t), by_key);
 	struct table *t = tbl_open(stdout, c.fmt, cols, sizeof(cols) / sizeof(cols[0]));
 	for (size_t i = 0; t && i < s.n; i++) {
 		struct an_task *k = &s.t[i];

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "out_fast.h"
 
 void of_init(struct ofast *o, int fd)
@@ -154,74 +155,37 @@ void of_ts(struct ofast *o, uint64_t ns)
 	o->len += n + 10;
 }
 
-/* Up to 64 bytes of text straight into the buffer, escapes inline. */
-static inline __attribute__((always_inline)) void text_piece(struct ofast *o, const char *s,
-							      size_t n)
+/* The escapers of esc.h, straight into the buffer: the room they get is
+ * all that is left of it, at least 256 bytes. */
+static inline void escaped(struct ofast *o, esc_fn fn, const char *s, size_t n)
 {
-	of_room(o, 4 * n);
-	char *d = o->buf + o->len;
-	size_t i = 0;
-	/* eight bytes at a time while none is below 0x20 or 0x7f */
-	for (; i + 8 <= n; i += 8) {
-		uint64_t x, y;
-		memcpy(&x, s + i, 8);
-		y = x ^ 0x7f7f7f7f7f7f7f7full;
-		if (((x - 0x2020202020202020ull) & ~x) & 0x8080808080808080ull)
-			break;
-		if (((y - 0x0101010101010101ull) & ~y) & 0x8080808080808080ull)
-			break;
-		memcpy(d, &x, 8);
-		d += 8;
+	while (n) {
+		of_room(o, 256);
+		size_t used, k = fn(o->buf + o->len, sizeof(o->buf) - o->len, s, n, &used);
+		o->len += k;
+		s += used;
+		n -= used;
 	}
-	for (; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (__builtin_expect(c >= 0x20 && c != 0x7f, 1)) {
-			*d++ = (char)c;
-			continue;
-		}
-		d[0] = '\\';
-		d[1] = 'x';
-		d[2] = "0123456789abcdef"[c >> 4];
-		d[3] = "0123456789abcdef"[c & 15];
-		d += 4;
-	}
-	o->len = (size_t)(d - o->buf);
 }
 
 void of_text(struct ofast *o, const char *s, size_t n)
 {
-	/* in pieces, so that the room escapes may need (4 bytes a byte) stays
-	 * small whatever the length */
-	for (; n > 64; s += 64, n -= 64)
-		text_piece(o, s, 64);
-	text_piece(o, s, n);
+	escaped(o, esc_text, s, n);
 }
 
 void of_json_str(struct ofast *o, const char *s, size_t n)
 {
 	of_ch(o, '"');
-	size_t run = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-			run++;
-			continue;
-		}
-		of_mem(o, s + i - run, run);
-		run = 0;
-		if (c == '"' || c == '\\') {
-			char e[2] = {'\\', (char)c};
-			of_mem(o, e, 2);
-		} else if (c < 0x20) {
-			char e[6] = {'\\', 'u', '0', '0', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15]};
-			of_mem(o, e, 6);
-		} else {
-			/* bytes >= 0x80: kept when they form valid UTF-8 is more work than
-			 * it is worth for kernel strings; escape as U+00XX (Latin-1) */
-			char e[6] = {'\\', 'u', '0', '0', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15]};
-			of_mem(o, e, 6);
-		}
-	}
-	of_mem(o, s + n - run, run);
+	escaped(o, esc_json, s, n);
 	of_ch(o, '"');
+}
+
+void of_csv(struct ofast *o, const char *s, size_t n)
+{
+	int q = esc_csv_quoted(s, n);
+	if (q)
+		of_ch(o, '"');
+	escaped(o, esc_csv, s, n);
+	if (q)
+		of_ch(o, '"');
 }

@@ -64,9 +64,12 @@ void of_i64(struct ofast *o, int64_t v);
 void of_hex(struct ofast *o, uint64_t v);        /* 0x-prefixed */
 void of_u64w(struct ofast *o, uint64_t v, int w); /* zero-padded to w digits */
 void of_ts(struct ofast *o, uint64_t ns);         /* seconds.nanoseconds */
-/* Text for humans: control characters as \xNN. */
+/* The escapes of esc.h, the one place they are defined. Text for humans:
+ * control bytes and bytes that are not UTF-8 as \xNN. */
 void of_text(struct ofast *o, const char *s, size_t n);
-/* A JSON string literal, quotes included. */
+/* A JSON string literal, quotes included; always valid UTF-8. */
 void of_json_str(struct ofast *o, const char *s, size_t n);
+/* An RFC 4180 CSV field, quoted when it must be. */
+void of_csv(struct ofast *o, const char *s, size_t n);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "esc.h"
 #include "replay.h"
 #include "an_dwarf.h"
 
@@ -99,14 +100,21 @@ static struct tcache *tc_get(const struct tpp_type *t)
 		return c;
 	if (!(c = calloc(1, sizeof(*c))))
 		return NULL;
-	if (asprintf(&c->head, "[%s]", t->name ? t->name : "?") < 0) {
+	/* names from the file, in their text form (esc.h) */
+	char *name = t->name ? esc_text_dup(t->name, strlen(t->name)) : NULL;
+	if (asprintf(&c->head, "[%s]", name ? name : "?") < 0) {
+		free(name);
 		free(c);
 		return NULL;
 	}
+	free(name);
 	c->head_len = strlen(c->head);
 	for (int i = 0; i < t->nfields && i < TPP_MAX_FIELDS; i++) {
-		if (asprintf(&c->pre[i], " %.200s=", t->fields[i].name ? t->fields[i].name : "?") < 0)
+		const char *fn = t->fields[i].name ? t->fields[i].name : "?";
+		char *e = esc_text_dup(fn, strnlen(fn, 50));
+		if (!e || asprintf(&c->pre[i], " %s=", e) < 0)
 			c->pre[i] = NULL;
+		free(e);
 		c->pre_len[i] = c->pre[i] ? (uint8_t)strlen(c->pre[i]) : 0;
 	}
 	tcache[t->id] = c;
@@ -137,7 +145,7 @@ static void text_fields(struct ofast *o, const struct tpp_event *ev)
 			of_mem(o, c->pre[i], c->pre_len[i]);
 		} else {
 			of_ch(o, ' ');
-			of_str(o, t->fields[i].name);
+			of_text(o, t->fields[i].name, strlen(t->fields[i].name));
 			of_ch(o, '=');
 		}
 		switch (t->fields[i].type) {
@@ -207,10 +215,13 @@ static void label_cpu(struct an_thread *th, int32_t cpu)
 void rp_label(struct an_thread *th, int32_t cpu)
 {
 	if (!th->label_len) {
-		const size_t room = sizeof(th->label) - 4;
-		int n = snprintf(th->label + 4, room, "%.16s-%d", th->comm ? th->comm : "", th->tid);
-		if (n < 0 || n >= (int)room)
-			n = (int)room - 1;
+		/* "comm-tid", the name in its text form (esc.h), cut to what fits */
+		char tid[16];
+		size_t tl = (size_t)snprintf(tid, sizeof(tid), "-%d", th->tid), used;
+		const char *comm = th->comm ? th->comm : "";
+		size_t n = esc_text(th->label + 4, sizeof(th->label) - 4 - tl, comm, strnlen(comm, 16), &used);
+		memcpy(th->label + 4 + n, tid, tl);
+		n += tl;
 		while (n < 22)
 			th->label[4 + n++] = ' ';
 		th->label_len = (uint32_t)n + 4;
@@ -243,8 +254,11 @@ static __attribute__((noinline)) const struct ftail *ftail_make(struct rp *r, ui
 		r->nft = cap;
 	}
 	struct ftail *t = &r->ft[id];
-	const char *name = an_func_name(r->syms, id);
-	size_t n = an_func_name_len(r->syms, id);
+	/* the name in its text form (esc.h): it comes from the file */
+	char *name = esc_text_dup(an_func_name(r->syms, id), an_func_name_len(r->syms, id));
+	if (!name)
+		return NULL;
+	size_t n = strlen(name);
 	static const char *const pre[3] = {"", "} /* ", ""};
 	static const char *const post[3] = {"() {\n", " */\n", "();\n"};
 	for (int k = 0; k < 3; k++) {
@@ -254,6 +268,7 @@ static __attribute__((noinline)) const struct ftail *ftail_make(struct rp *r, ui
 			for (int j = 0; j < k; j++)
 				free(t->s[j]);
 			memset(t, 0, sizeof(*t));
+			free(name);
 			return NULL;
 		}
 		memcpy(s, pre[k], a);
@@ -262,6 +277,7 @@ static __attribute__((noinline)) const struct ftail *ftail_make(struct rp *r, ui
 		t->s[k] = s;
 		t->len[k] = (uint32_t)len;
 	}
+	free(name);
 	return t;
 }
 
@@ -308,11 +324,11 @@ void rp_text_line(struct rp *r, const struct line *l)
 	switch (l->kind) {
 	case L_ENTRY:
 	case L_LEAF:
-		of_mem(o, l->name, l->name_len);
+		of_text(o, l->name, l->name_len);
 		of_ch(o, '(');
 		if (l->f && l->f->node) {
 			const struct utext *u = &r->ut[l->f->node - 1];
-			of_mem(o, u->s, u->len);
+			of_text(o, u->s, u->len);
 		}
 		for (int i = 0; l->f && !l->f->node && i < l->f->nargs; i++) {
 			if (i)
@@ -331,19 +347,19 @@ void rp_text_line(struct rp *r, const struct line *l)
 			const char *sl = an_dwarf_srcline(r->dw, l->th->pid, l->f->addr);
 			if (sl) {
 				of_str(o, " /* ");
-				of_str(o, sl);
+				of_text(o, sl, strlen(sl));
 				of_str(o, " */");
 			}
 		}
 		break;
 	case L_EXIT:
 		of_mem(o, "} /* ", 5);
-		of_mem(o, l->name, l->name_len);
+		of_text(o, l->name, l->name_len);
 		of_mem(o, " */", 3);
 		break;
 	case L_ORPHAN:
 		of_str(o, "} /* ");
-		of_str(o, l->name);
+		of_text(o, l->name, strlen(l->name));
 		of_str(o, " */ [return without entry]");
 		break;
 	case L_SCHED_IN:
@@ -471,23 +487,22 @@ void rp_csv_line(struct rp *r, const struct line *l)
 	of_ch(o, ',');
 	of_i64(o, l->tid);
 	of_ch(o, ',');
-	/* comm and names may hold commas: quote them */
-	of_ch(o, '"');
+	/* comm and names may hold anything: the one CSV quoter (esc.h) */
 	if (l->comm)
-		of_text(o, l->comm, strnlen(l->comm, 16));
-	of_str(o, "\",");
+		of_csv(o, l->comm, strnlen(l->comm, 16));
+	of_ch(o, ',');
 	of_str(o, lkind_name[l->kind]);
 	of_ch(o, ',');
 	of_u64(o, l->depth);
 	of_ch(o, ',');
 	if (l->has_dur)
 		of_u64(o, l->dur);
-	of_str(o, ",\"");
+	of_ch(o, ',');
 	if (l->name)
-		of_str(o, l->name);
+		of_csv(o, l->name, strlen(l->name));
 	else if (l->ev && l->ev->t && l->ev->t->name)
-		of_str(o, l->ev->t->name);
-	of_str(o, "\"\n");
+		of_csv(o, l->ev->t->name, strlen(l->ev->t->name));
+	of_ch(o, '\n');
 }
 
 void rp_text_free(struct rp *r)

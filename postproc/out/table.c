@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "esc.h"
 #include "table.h"
 
 struct table;
@@ -87,35 +88,33 @@ int parse_duration(const char *s, const char *def, uint64_t *ns)
 
 void json_str(FILE *f, const char *s)
 {
-	putc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			putc(*p, f);
-	}
-	putc('"', f);
+	esc_json_put(f, s, s ? strlen(s) : 0);
 }
 
 /* ---- text: keep rendered cells, align at the end */
 
-static int keep(struct table *t, const char *s)
+/* Keeps a malloc'd cell: the table owns it from here, even on error. */
+static int keep_owned(struct table *t, char *d)
 {
+	if (!d)
+		return -ENOMEM;
 	if (t->ncells == t->capcells) {
 		size_t nc = t->capcells ? t->capcells * 2 : 64;
 		char **n = realloc(t->cells, nc * sizeof(*n));
-		if (!n)
+		if (!n) {
+			free(d);
 			return -ENOMEM;
+		}
 		t->cells = n;
 		t->capcells = nc;
 	}
-	char *d = strdup(s);
-	if (!d)
-		return -ENOMEM;
 	t->cells[t->ncells++] = d;
 	return 0;
+}
+
+static int keep(struct table *t, const char *s)
+{
+	return keep_owned(t, strdup(s));
 }
 
 /* Display width: count UTF-8 lead bytes so "µs" aligns. */
@@ -134,7 +133,13 @@ static int text_row(struct table *t, const struct tbl_cell *c)
 		const char *s = buf;
 		switch (t->cols[i].kind) {
 		case TBL_STR:
-			s = c[i].s ? c[i].s : "-";
+			/* the text form: a name never breaks the row or the terminal */
+			if (c[i].s) {
+				if (keep_owned(t, esc_text_dup(c[i].s, strlen(c[i].s))))
+					return -ENOMEM;
+				continue;
+			}
+			s = "-";
 			break;
 		case TBL_INT:
 			snprintf(buf, sizeof(buf), "%" PRId64, c[i].i);
@@ -255,17 +260,7 @@ static void json_end(struct table *t)
 
 static void csv_field(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	putc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			putc('"', f);
-		putc(*s, f);
-	}
-	putc('"', f);
+	esc_csv_put(f, s, strlen(s));
 }
 
 static void csv_begin(struct table *t)

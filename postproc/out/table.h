@@ -8,6 +8,8 @@
  * KiB/MiB), which is why text rows are kept until tbl_close (tables are
  * summaries: one row per task, device or function, never per event).
  *
+ * Strings go out through esc.h: escaped JSON, RFC 4180 CSV, and in text
+ * control bytes and bytes that are not UTF-8 as \xNN.
  * Ownership: columns must outlive the table; cell strings are copied.
  * Errors: tbl_open returns NULL on -ENOMEM; tbl_close returns 0 or -EIO when
  * writing failed. Nothing prints to stderr.
@@ -55,6 +57,6 @@ char *human_bytes(char *buf, size_t len, uint64_t b);
 /* Parses a duration: "250", "250ns", "1.5us", "3ms", "2s" (default unit
  * given). 0 or -EINVAL. */
 int parse_duration(const char *s, const char *default_unit, uint64_t *ns);
-/* Writes s as a JSON string literal (quotes included). */
+/* Writes s as a JSON string literal (quotes included), escaped by esc.h. */
 void json_str(FILE *f, const char *s);
 #endif

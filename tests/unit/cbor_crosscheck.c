@@ -51,8 +51,12 @@ static void check_file(const char *path)
 		CHECK(cbor_isa_array(it[4]) && cbor_array_size(it[4]) == d.nstr, "string table size");
 		for (uint32_t k = 0; k < d.nstr && cbor_isa_array(it[4]); k++) {
 			cbor_item_t *s = cbor_array_handle(it[4])[k];
-			CHECK(cbor_isa_string(s) && cbor_string_length(s) == d.str_len[k] &&
-				      !memcmp(cbor_string_handle(s), d.str_ptr[k], d.str_len[k]),
+			/* text, or bytes where the kernel's were not UTF-8 */
+			int txt = cbor_isa_string(s), bin = cbor_isa_bytestring(s);
+			CHECK((txt && cbor_string_length(s) == d.str_len[k] &&
+			       !memcmp(cbor_string_handle(s), d.str_ptr[k], d.str_len[k])) ||
+				      (bin && cbor_bytestring_length(s) == d.str_len[k] &&
+				       !memcmp(cbor_bytestring_handle(s), d.str_ptr[k], d.str_len[k])),
 			      "string %u agrees", k);
 		}
 		CHECK(cbor_isa_map(it[5]), "column map");

@@ -184,19 +184,29 @@ static int same_lookup(cbor_item_t *m, const struct ct_node *n, const char *key)
 static int same_answers(cbor_item_t *it, const struct ct_node *n)
 {
 	int ok1 = 1, ok2 = 1, same = ref_int(it, &ok1) == ct_int(n, &ok2) && ok1 == ok2;
-	/* strings: meta.c copies whole ones, and cuts others to a buffer */
+	/* strings, text or bytes (format 1.1): meta.c copies whole ones, and
+	 * cuts others to a buffer */
+	const unsigned char *sh = NULL;
+	size_t sl = 0;
+	int is_str = 0;
+	if (ref_is_text(it)) {
+		is_str = 1;
+		sh = cbor_string_handle(it);
+		sl = cbor_string_length(it);
+	} else if (cbor_isa_bytestring(it) && cbor_bytestring_is_definite(it)) {
+		is_str = 1;
+		sh = cbor_bytestring_handle(it);
+		sl = cbor_bytestring_length(it);
+	}
 	char *s = ct_strdup(n);
-	same &= ref_is_text(it) ? s && !memcmp(s, cbor_string_handle(it), cbor_string_length(it)) &&
-					  !s[cbor_string_length(it)]
-				: !s;
+	same &= is_str ? s && (!sl || !memcmp(s, sh, sl)) && !s[sl] : !s;
 	free(s);
 	for (size_t cap = 1; cap <= 16; cap += 5) {
 		char d[16];
 		memset(d, 'x', sizeof(d));
 		ct_strcpy(n, d, cap);
-		size_t k = ref_is_text(it) ? cbor_string_length(it) : 0;
-		k = k < cap ? k : cap - 1;
-		same &= !d[k] && (!k || !memcmp(d, cbor_string_handle(it), k));
+		size_t k = sl < cap ? sl : cap - 1;
+		same &= !d[k] && (!k || !memcmp(d, sh, k));
 	}
 	/* build ids: a definite byte string's bytes */
 	same &= (cbor_isa_bytestring(it) && cbor_bytestring_is_definite(it)) ==

@@ -37,7 +37,7 @@ int main(void)
 	CHECK(fread(b, 1, n, fp) == n, "read");
 	fclose(fp);
 	CHECK(!memcmp(b, "\x89TPP\r\n\x1a\n", 8), "magic");
-	CHECK(b[8] == 1 && b[9] == 0 && b[10] == 0 && b[11] == 0, "version 1.0");
+	CHECK(b[8] == TPP_MAJOR && b[9] == 0 && b[10] == TPP_MINOR && b[11] == 0, "version %d.%d", TPP_MAJOR, TPP_MINOR);
 	uint32_t h = le32(b + 12);
 	uint32_t crc = tpp_crc32c(0, b, 16);
 	CHECK(le32(b + 16) == tpp_crc32c(crc, b + 20, h), "header crc over fixed part and map");

@@ -1,6 +1,7 @@
 /* out_fast against printf and a byte-by-byte reference: numbers at every
- * width and edge, timestamps, escapes, and short copies around the point
- * where the buffer flushes. */
+ * width and edge, timestamps, the text, JSON and CSV escapes of esc.h
+ * (valid and broken UTF-8, quotes, commas, control bytes), and short
+ * copies around the point where the buffer flushes. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -13,17 +14,98 @@
 #include "../../postproc/out/out_fast.h"
 
 
-/* Appends the expected text for of_text(s, n): printable bytes as they
- * are, bytes below 0x20 and 0x7f as \xNN. */
-static size_t ref_text(char *out, const char *s, size_t n)
+/* Length of the valid UTF-8 character at s, or 0: decoded to its code
+ * point and checked against RFC 3629's ranges, written apart from
+ * format/utf8.h so the two check each other. */
+static size_t ref_utf8(const unsigned char *s, size_t n)
 {
+	unsigned c = s[0], len, cp, min;
+	if (c < 0x80)
+		return 1;
+	if ((c & 0xe0) == 0xc0)
+		len = 2, cp = c & 0x1f, min = 0x80;
+	else if ((c & 0xf0) == 0xe0)
+		len = 3, cp = c & 0x0f, min = 0x800;
+	else if ((c & 0xf8) == 0xf0)
+		len = 4, cp = c & 0x07, min = 0x10000;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (unsigned i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+enum { R_TEXT, R_JSON, R_CSV };
+
+/* What of_text, of_json_str and of_csv must write for s[0, n):
+ *  text: printable ASCII and valid UTF-8 as they are, other bytes \xNN;
+ *  JSON: quoted, \" \\, \u00XX below 0x20 and for 0x7f, \ufffd for each
+ *        byte that is not UTF-8;
+ *  CSV:  RFC 4180, quoted when a comma, quote or control byte is in it,
+ *        '"' doubled, bytes that are not UTF-8 and NUL as U+FFFD. */
+static size_t ref(char *out, const char *s, size_t n, int mode)
+{
+	int q = mode == R_JSON;
+	for (size_t i = 0; mode == R_CSV && i < n; i++)
+		q |= (unsigned char)s[i] < 0x20 || s[i] == 0x7f || s[i] == ',' || s[i] == '"';
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
+	if (q)
+		out[k++] = '"';
+	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			k += (size_t)sprintf(out + k, "\\x%02x", c);
+		size_t u = c >= 0x80 ? ref_utf8((const unsigned char *)s + i, n - i) : 0;
+		if (u) {
+			memcpy(out + k, s + i, u);
+			k += u;
+			i += u;
+			continue;
+		}
+		i++;
+		if (mode == R_TEXT)
+			k += (size_t)(c < 0x20 || c >= 0x7f ? sprintf(out + k, "\\x%02x", c) : sprintf(out + k, "%c", c));
+		else if (mode == R_JSON && c >= 0x80)
+			k += (size_t)sprintf(out + k, "\\ufffd");
+		else if (mode == R_JSON)
+			k += (size_t)(c == '"' || c == '\\' ? sprintf(out + k, "\\%c", c)
+				      : c < 0x20 || c == 0x7f ? sprintf(out + k, "\\u%04x", c)
+							     : sprintf(out + k, "%c", c));
+		else if (c >= 0x80 || !c)
+			k += (size_t)sprintf(out + k, "\xef\xbf\xbd");
 		else
-			out[k++] = (char)c;
+			k += (size_t)(c == '"' ? sprintf(out + k, "\"\"") : sprintf(out + k, "%c", c));
+	}
+	if (q)
+		out[k++] = '"';
+	return k;
+}
+
+/* A string mixing printable ASCII, the bytes that need escapes, valid
+ * UTF-8 of every length and the ways it goes wrong. */
+static size_t mixed(char *s, size_t len)
+{
+	static const char *const pieces[] = {
+		"\"", "\\", ",", "\n", "\r", "\x7f", "\x01", "\0", "caf\xc3\xa9", "\xe2\x82\xac",
+		"\xf0\x9f\x98\x80", "\xff", "\xc3", "\xc3\x28", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80",
+		"\xf4\x90\x80\x80", "\xf0\x9f\x98", "\x80", "\xef\xbf\xbd", "\xf4\x8f\xbf\xbf"};
+	static const size_t plen[] = {1, 1, 1, 1, 1, 1, 1, 1, 5, 3, 4, 1, 1, 2, 2, 3, 3, 4, 3, 1, 3, 4};
+	size_t k = 0;
+	while (k < len) {
+		if (rnd() % 3) {
+			s[k++] = (char)(0x20 + rnd() % 0x5f);
+		} else {
+			size_t p = rnd() % (sizeof(plen) / sizeof(plen[0]));
+			if (k + plen[p] > len)
+				break;
+			memcpy(s + k, pieces[p], plen[p]);
+			k += plen[p];
+		}
 	}
 	return k;
 }
@@ -69,12 +151,27 @@ int main(void)
 			of_ts(&o, v);
 			n += (size_t)sprintf(want + n, "%" PRIu64 ".%09" PRIu64, v / 1000000000u, v % 1000000000u);
 			break;
-		case 2: { /* text, mostly printable, sometimes control bytes */
+		case 2: { /* text, JSON and CSV of strings of every kind of byte */
 			size_t len = rnd() % 200;
-			for (size_t k = 0; k < len; k++)
-				s[k] = rnd() % 16 ? (char)(0x20 + rnd() % 0x60) : (char)(rnd() % 256);
-			of_text(&o, s, len);
-			n += ref_text(want + n, s, len);
+			if (rnd() % 2) {
+				for (size_t k = 0; k < len; k++)
+					s[k] = rnd() % 16 ? (char)(0x20 + rnd() % 0x60) : (char)(rnd() % 256);
+			} else {
+				len = mixed(s, len);
+			}
+			switch (rnd() % 3) {
+			case 0:
+				of_text(&o, s, len);
+				n += ref(want + n, s, len, R_TEXT);
+				break;
+			case 1:
+				of_json_str(&o, s, len);
+				n += ref(want + n, s, len, R_JSON);
+				break;
+			default:
+				of_csv(&o, s, len);
+				n += ref(want + n, s, len, R_CSV);
+			}
 			break;
 		}
 		default: { /* raw copies of every short length */
