@@ -263,8 +263,8 @@ static int keep_room(struct tpp_writer *w, uint64_t need)
 		return 0;
 	}
 	w->disk_full = 1;
-	return fail(w, -ENOSPC, "no space left on device for the chunk at offset %llu (the file so far is kept)",
-		    (unsigned long long)w->off);
+	return fail(w, -ENOSPC, "writing the chunk at offset %llu: %s (the file so far is kept, and ends cleanly)",
+		    (unsigned long long)w->off, strerror(ENOSPC));
 }
 
 /* Writes one chunk whose raw payload is w->pay; compresses when it pays. */

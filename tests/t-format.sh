@@ -144,6 +144,13 @@ test_expect 'one rule for a damaged file in every command: the intact part, one 
 	done
 '
 
+test_expect 'nothing to sort is no undefined behaviour: sched and report on traces without such events' '
+	gen -o f.tpp -n 1000 --mix func >/dev/null && gen -o e.tpp -n 0 >/dev/null &&
+	"$TRACEPP" sched f.tpp >s.txt 2>s.err; rc=$?; cat s.err; [ $rc = 0 ] && ! grep -q "runtime error" s.err &&
+	PATH=/nonexistent "$TRACEPP" report -o rep e.tpp >r.txt 2>r.err; rc=$?; cat r.err; [ $rc = 0 ] &&
+	! grep -q "runtime error" r.err && [ -s rep/index.html ]
+'
+
 full=$_scratch/full
 if mkdir -p "$full" && mount -t tmpfs -o size=1m tmpfs "$full" 2>/dev/null; then
 test_expect 'a file cut short by a full disk ends cleanly and says so, not "killed"' '

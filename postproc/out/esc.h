@@ -17,7 +17,9 @@
  * its own and stdio callers go through the wrappers below: the same code
  * either way. Each takes src[0, n), writes at most `room` bytes (room >=
  * ESC_MIN_ROOM) to dst, stops at a whole input character, sets *used to the
- * input consumed and returns the bytes written. Nothing allocates or fails.
+ * input consumed and returns the bytes written: as much as fits, so a
+ * buffer of exactly the output's size takes it all. Nothing allocates or
+ * fails.
  */
 #ifndef TPP_ESC_H
 #define TPP_ESC_H
@@ -72,12 +74,14 @@ static inline __attribute__((always_inline)) size_t esc_run(char *dst, size_t ro
 				continue;
 			}
 		}
-		if (de - d < 6)
-			break;
 		uint8_t c = *s;
 		size_t k = c >= 0x80 ? utf8_seq(s, (size_t)(e - s)) : 1;
 		int keep = k > 1 || (k && (m == ESC_CSV ? c && c != '"'
 						       : c >= 0x20 && c != 0x7f && (m == ESC_TEXT || (c != '"' && c != '\\'))));
+		/* what this character takes: itself, or its escape */
+		size_t need = keep ? k : m == ESC_TEXT ? 4 : m == ESC_CSV ? 3 : c == '"' || c == '\\' ? 2 : 6;
+		if ((size_t)(de - d) < need)
+			break;
 		if (keep) {
 			memcpy(d, s, k);
 			d += k;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tpp_test.h"
+#include "../../postproc/out/esc.h"
 #include "../../postproc/out/out_fast.h"
 
 
@@ -116,7 +117,7 @@ int main(void)
 	int fd = mkstemp(path);
 	static struct ofast o;
 	of_init(&o, fd);
-	size_t cap = 64 << 20, n = 0;
+	size_t cap = 64 << 20, n = 0, exact_ok = 0, exact_tries = 0;
 	char *want = malloc(cap);
 	uint64_t edge[] = {0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10000, 99999, 100000, 4294967295u,
 			   4294967296u, 999999999999999999u, 1000000000000000000u, UINT64_MAX};
@@ -159,6 +160,19 @@ int main(void)
 			} else {
 				len = mixed(s, len);
 			}
+			/* a buffer of exactly the output's size takes it all, and
+			 * one byte less stops at a whole character */
+			char exact[1300];
+			size_t t = ref(exact, s, len, R_TEXT), used, k;
+			k = esc_text(exact, t, s, len, &used);
+			exact_ok += k == t && used == len;
+			if (len && t) {
+				k = esc_text(exact, t - 1, s, len, &used);
+				exact_ok += used < len && k < t && k + 6 > t;
+			} else {
+				exact_ok++;
+			}
+			exact_tries += 2;
 			switch (rnd() % 3) {
 			case 0:
 				of_text(&o, s, len);
@@ -186,6 +200,7 @@ int main(void)
 		if (n > cap - 4096)
 			break;
 	}
+	CHECK(exact_ok == exact_tries, "esc_text into exact-size buffers: %zu of %zu", exact_ok, exact_tries);
 	CHECK(of_flush(&o) == 0, "flush");
 	off_t size = lseek(fd, 0, SEEK_END);
 	char *got = malloc((size_t)size + 1);
