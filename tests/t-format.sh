@@ -137,7 +137,8 @@ test_expect 'one rule for a damaged file in every command: the intact part, one 
 	open("bad.tpp", "wb").write(b)
 	PY
 	for cmd in info "info --format=json" dump sched "latency --sched" callgraph replay io net \
-		"plot --type=timeline --data-only -o p.png" "report -o rep"; do
+		"plot --type=timeline --data-only -o p.png" "report -o rep" \
+		"script -e tracepoint:sched:sched_switch{@=count();}"; do
 		"$TRACEPP" $cmd bad.tpp >out 2>err; rc=$?
 		echo "$cmd: exit $rc: $(cat err)"
 		[ $rc = 0 ] && [ "$(grep -c "damaged chunk" err)" = 1 ] && [ -s out ] || exit 1

@@ -85,6 +85,12 @@ test_expect 'callgraph --tree and --folded: whole and valid' '
 	"$TRACEPP" callgraph --folded "$F" >f.txt && check text f.txt any && grep -q "^main " f.txt
 '
 
+test_expect 'script: map keys and printf in -f json are valid JSON with the name' '
+	"$TRACEPP" script -f json -e "tracepoint:sched:sched_switch { @[args.next_comm] = count(); }
+		tracepoint:sched:sched_process_exec { printf(\"%s\\n\", comm); }" "$F" >s.json &&
+	check jsonl s.json
+'
+
 if command -v gnuplot >/dev/null; then
 test_expect 'report and plot: the page is valid UTF-8 with the name, gnuplot takes every label' '
 	"$TRACEPP" report -o rep "$F" >out 2>err; rc=$?; cat err; [ $rc = 0 ] && check html rep/index.html &&

@@ -146,14 +146,10 @@ int cmd_script(int argc, char **argv)
 	if (st.spec_full)
 		fprintf(stderr, "tracepp script: warning: speculation() found no free buffer %llu time(s) (%d at once at most)\n",
 			(unsigned long long)st.spec_full, 4096);
-	if (st.damaged) {
-		cli_damage("script", st.damage);
-		rc = 1;
-	}
-	if (tpp_r_info(r)->damaged_chunks) {
-		cli_damage("script", tpp_r_error(r));
-		rc = 1;
-	}
+	/* the one rule for a damaged file (cli.h): what the intact chunks hold,
+	 * one warning line, exit 0 */
+	uint64_t at_open = tpp_r_info(r)->damaged_chunks;
+	cli_warn_damaged("script", st.damaged + at_open, st.damaged ? st.damage : tpp_r_error(r));
 out:
 	tps_prog_free(p);
 	tpp_names_close(nm);
