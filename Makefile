@@ -174,12 +174,21 @@ demo: deps
 	$(MAKE) all
 	samples/demo.sh
 
+# -max_len: without it libFuzzer takes the largest seed (84 KB) as its
+# length and each run decodes a file that big three times: about 100
+# runs a second. Small seeds of many chunks each (func, sched/block/net,
+# one whose writer was killed) keep every part of a file in reach.
 fuzz: deps
 	@mkdir -p $(B)/fuzz
 	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -Iformat -Idecoders -Itests/unit \
 	  $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_reader tests/fuzz/fuzz_reader.c $(FORMAT_SRC) $(DECODE_SRC) $(PKG_LIBS) -lm
+	$(MAKE) $(B)/bench/tpp-gen
 	mkdir -p $(B)/fuzz/corpus && cp samples/traces/*.tpp $(B)/fuzz/corpus/
-	$(B)/fuzz/fuzz_reader -max_total_time=$${FUZZ_SECONDS:-60} -rss_limit_mb=1024 $(B)/fuzz/corpus
+	$(B)/bench/tpp-gen -o $(B)/fuzz/corpus/small-func.tpp -n 300 --mix func --threads 2 --chunk-events 64
+	$(B)/bench/tpp-gen -o $(B)/fuzz/corpus/small-mixed.tpp -n 300 --mix sched,block,net --cpus 2 --threads 2 --chunk-events 64
+	$(B)/bench/tpp-gen -o $(B)/fuzz/corpus/small-abandoned.tpp -n 200 --abandon --chunk-events 50
+	$(B)/fuzz/fuzz_reader -max_total_time=$${FUZZ_SECONDS:-60} -max_len=$${FUZZ_MAX_LEN:-8192} \
+	  -rss_limit_mb=1024 $(B)/fuzz/corpus
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/tracepp $(DESTDIR)$(PREFIX)/share/tracepp
