@@ -556,6 +556,24 @@ int tpp_w_stream(struct tpp_writer *w, uint32_t id, enum tpp_skind kind, int32_t
 
 /* ---------------------------------------------------------------- events */
 
+static int grow_cols(struct wstream *s, uint16_t type)
+{
+	uint32_t n = s->ncols ? s->ncols : 8;
+	while (n <= type)
+		n *= 2;
+	struct wcols **c = realloc(s->cols, n * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	s->cols = c;
+	memset(c + s->ncols, 0, (n - s->ncols) * sizeof(*c));
+	uint16_t *p = realloc(s->present, n * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	s->present = p;
+	s->ncols = n;
+	return 0;
+}
+
 int tpp_w_event(struct tpp_writer *w, uint32_t stream, uint16_t type, uint64_t ts, int32_t tid,
 		const union tpp_val *vals)
 {
@@ -567,6 +585,8 @@ int tpp_w_event(struct tpp_writer *w, uint32_t stream, uint16_t type, uint64_t t
 	if (type >= TPP_MAX_TYPES || !w->types[type].defined)
 		return -EINVAL;
 	const struct wtype *t = &w->types[type];
+	if (__builtin_expect(type >= s->ncols, 0) && grow_cols(s, type) < 0)
+		return fail(w, -ENOMEM, "out of memory");
 	struct wcols *c = s->cols[type];
 	if (__builtin_expect(!c, 0)) {
 		c = s->cols[type] = calloc(1, sizeof(*c));
@@ -803,12 +823,14 @@ static void w_free(struct tpp_writer *w)
 		buf_free(&s->types);
 		buf_free(&s->ts);
 		buf_free(&s->tids);
-		for (unsigned i = 0; i < TPP_MAX_TYPES; i++)
+		for (unsigned i = 0; i < s->ncols; i++)
 			if (s->cols[i]) {
 				for (unsigned f = 0; f < s->cols[i]->n; f++)
 					buf_free(&s->cols[i]->f[f]);
 				free(s->cols[i]);
 			}
+		free(s->cols);
+		free(s->present);
 		strtab_free(&s->strs);
 		free(s);
 	}

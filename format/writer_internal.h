@@ -44,9 +44,12 @@ struct wstream {
 	uint64_t min_ts, max_ts, prev_ts;
 	int64_t prev_tid;
 	struct strtab strs;
-	uint16_t present[TPP_MAX_TYPES];
-	uint32_t npresent;
-	struct wcols *cols[TPP_MAX_TYPES];
+	/* per type id below ncols (grown to the highest id seen): a stream
+	 * costs what its types need, not 40 KiB for all 4096 (one per traced
+	 * thread adds up) */
+	uint16_t *present;
+	uint32_t npresent, ncols;
+	struct wcols **cols;
 };
 
 struct tpp_writer {
