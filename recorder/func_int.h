@@ -16,6 +16,57 @@
  * intended outcome (returns what snprintf returns). */
 int func_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* ---- clock: runtime timestamps to CLOCK_MONOTONIC ---------------------- */
+/* ns = mono0 + (tsc - tsc0) * mult >> 32 when tsc; else already ns. */
+struct func_clock {
+	int tsc;
+	uint64_t tsc0, mono0, mult;
+};
+static inline uint64_t func_to_mono(const struct func_clock *c, uint64_t ts)
+{
+	if (!c->tsc)
+		return ts;
+	if (ts >= c->tsc0)
+		return c->mono0 + (uint64_t)(((unsigned __int128)(ts - c->tsc0) * c->mult) >> 32);
+	return c->mono0 - (uint64_t)(((unsigned __int128)(c->tsc0 - ts) * c->mult) >> 32);
+}
+
+/* ---- the runtime's pool (func_pool.c) --------------------------------- */
+struct func_pool;
+struct tpp_rt_hdr;
+/* Where drained records go: the writer, the runtime's event types, and
+ * callbacks for what the session keeps (entry addresses, maps text, pids). */
+struct func_sink {
+	struct tpp_writer *w;
+	uint32_t *next_stream;
+	uint16_t t_entry, t_exit, t_unwind, t_thread_exit;
+	const struct func_clock *clk;
+	void *arg;
+	void (*note)(void *arg, int32_t pid, uint64_t addr);           /* an entry address, once per (pid, addr) mostly */
+	void (*maps)(void *arg, int32_t pid, const char *text, size_t len); /* a process's maps text */
+	void (*new_pid)(void *arg, int32_t pid);                        /* a thread of pid was seen */
+};
+struct func_pool_stats {
+	uint64_t budget, shm_peak, chunk_bytes; /* bytes; shm_peak: pages of the pool that existed, at most */
+	uint64_t threads, events, lost, lost_no_slot;
+};
+/* A pool of budget bytes (at least 1 MiB); the header's layout is filled,
+ * its clock and filters are the caller's, then func_pool_publish. */
+int func_pool_new(struct func_pool **p, uint64_t budget, char *err, size_t errlen);
+struct tpp_rt_hdr *func_pool_hdr(struct func_pool *p);
+void func_pool_publish(struct func_pool *p);
+/* "TPP_RT_FD=FD:INODE" for the command's environment (caller frees). */
+int func_pool_env(const struct func_pool *p, char **out);
+/* In the forked child before exec: lets the command inherit the pool. */
+void func_pool_child(const struct func_pool *p);
+/* Moves every published record into the sink; final: also ends threads
+ * that are gone. Never blocks. */
+int func_pool_drain(struct func_pool *p, const struct func_sink *k, int final);
+/* The last drain and the losses of threads that found no descriptor. */
+int func_pool_finish(struct func_pool *p, const struct func_sink *k);
+void func_pool_stats(const struct func_pool *p, struct func_pool_stats *s);
+void func_pool_free(struct func_pool *p);
+
 /* ---- ELF facts (func_elf.c) ------------------------------------------- */
 struct func_elfsym {
 	uint64_t addr, size; /* st_value, st_size */
@@ -56,11 +107,13 @@ void func_maps_add_text(struct func_maps *m, int32_t pid, const char *text, size
 /* Reads /proc/PID/maps now if the process still exists; 0 or -errno. */
 int func_maps_read_proc(struct func_maps *m, int32_t pid);
 int func_maps_has(const struct func_maps *m, int32_t pid);
-/* A recorded address of pid: the ELF it falls in will get a symbol table. */
-void func_maps_mark(struct func_maps *m, int32_t pid, uint64_t addr);
+/* A recorded address of pid: the ELF it falls in will get a symbol table.
+ * 1 if a known mapping holds it, else 0 (mark again once maps are known). */
+int func_maps_mark(struct func_maps *m, int32_t pid, uint64_t addr);
 /* Marks every mapping of path, in every process, as recorded. */
 void func_maps_mark_path(struct func_maps *m, const char *path);
-/* Writes mmap records for every process, symtabs for every marked object. */
+/* Writes mmap records for every process, symtabs for every marked object;
+ * each only once: called again, it writes only what is new since. */
 int func_maps_write(struct func_maps *m, struct tpp_writer *w, uint64_t ts);
 
 #endif

@@ -13,6 +13,7 @@ struct fmap {
 	uint64_t start, end, pgoff;
 	char *path;
 	int used;
+	int written; /* its mmap record is in the file */
 };
 struct fproc {
 	int32_t pid;
@@ -23,6 +24,8 @@ struct func_maps {
 	size_t n, cap;
 	struct fproc *p;
 	size_t last;
+	char **done; /* paths whose symbol table is in the file */
+	size_t ndone, capdone;
 };
 
 struct func_maps *func_maps_new(void)
@@ -45,6 +48,9 @@ void func_maps_free(struct func_maps *m)
 		return;
 	for (size_t i = 0; i < m->n; i++)
 		proc_clear(&m->p[i]);
+	for (size_t i = 0; i < m->ndone; i++)
+		free(m->done[i]);
+	free(m->done);
 	free(m->p);
 	free(m);
 }
@@ -159,16 +165,17 @@ int func_maps_read_proc(struct func_maps *m, int32_t pid)
 	return 0;
 }
 
-void func_maps_mark(struct func_maps *m, int32_t pid, uint64_t addr)
+int func_maps_mark(struct func_maps *m, int32_t pid, uint64_t addr)
 {
 	struct fproc *p = proc_get(m, pid, 0);
 	if (!p)
-		return;
+		return 0;
 	for (size_t i = 0; i < p->n; i++)
 		if (addr >= p->m[i].start && addr < p->m[i].end) {
 			p->m[i].used = 1;
-			return;
+			return 1;
 		}
+	return 0;
 }
 
 void func_maps_mark_path(struct func_maps *m, const char *path)
@@ -181,34 +188,42 @@ void func_maps_mark_path(struct func_maps *m, const char *path)
 
 int func_maps_write(struct func_maps *m, struct tpp_writer *w, uint64_t ts)
 {
-	/* Build-ids and symbols are per file: look each path up once. */
-	size_t ndone = 0, capdone = 0;
-	char **done = NULL;
+	/* Build-ids and symbols are per file: each path is looked up once,
+	 * and what an earlier call wrote is not written again. */
 	int rc = 0;
 	for (size_t i = 0; i < m->n; i++) {
 		struct fproc *p = &m->p[i];
 		for (size_t j = 0; j < p->n; j++) {
 			struct fmap *f = &p->m[j];
 			uint8_t bid[64];
-			int bl = func_elf_build_id(f->path, bid);
-			int r = tpp_w_mmap(w, ts, p->pid, f->start, f->end, f->pgoff, f->path, bid, (size_t)bl);
-			if (r < 0 && !rc)
-				rc = r;
+			int bl = -1;
+			if (!f->written) {
+				bl = func_elf_build_id(f->path, bid);
+				int r = tpp_w_mmap(w, ts, p->pid, f->start, f->end, f->pgoff, f->path, bid, (size_t)bl);
+				if (r < 0 && !rc)
+					rc = r;
+				f->written = 1;
+			}
 			if (!f->used)
 				continue;
 			size_t k;
-			for (k = 0; k < ndone && strcmp(done[k], f->path); k++)
+			for (k = 0; k < m->ndone && strcmp(m->done[k], f->path); k++)
 				;
-			if (k < ndone)
+			if (k < m->ndone)
 				continue;
-			if (ndone == capdone) {
-				capdone = capdone ? 2 * capdone : 16;
-				char **nd = realloc(done, capdone * sizeof(*nd));
+			if (m->ndone == m->capdone) {
+				size_t nc = m->capdone ? 2 * m->capdone : 16;
+				char **nd = realloc(m->done, nc * sizeof(*nd));
 				if (!nd)
-					break;
-				done = nd;
+					return rc ? rc : -ENOMEM;
+				m->done = nd;
+				m->capdone = nc;
 			}
-			done[ndone++] = f->path;
+			if (!(m->done[m->ndone] = strdup(f->path)))
+				return rc ? rc : -ENOMEM;
+			m->ndone++;
+			if (bl < 0)
+				bl = func_elf_build_id(f->path, bid);
 			struct func_elfsym *es;
 			char err[256];
 			long ns = func_elf_syms(f->path, &es, err, sizeof(err));
@@ -218,7 +233,7 @@ int func_maps_write(struct func_maps *m, struct tpp_writer *w, uint64_t ts)
 			if (ts_) {
 				for (long s = 0; s < ns; s++)
 					ts_[s] = (struct tpp_sym){es[s].addr, es[s].size, es[s].name};
-				r = tpp_w_symtab(w, bid, (size_t)bl, f->path, (size_t)ns, ts_);
+				int r = tpp_w_symtab(w, bid, (size_t)bl, f->path, (size_t)ns, ts_);
 				if (r < 0 && !rc)
 					rc = r;
 				free(ts_);
@@ -226,6 +241,5 @@ int func_maps_write(struct func_maps *m, struct tpp_writer *w, uint64_t ts)
 			func_elf_syms_free(es, (size_t)ns);
 		}
 	}
-	free(done);
 	return rc;
 }
