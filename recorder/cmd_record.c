@@ -38,6 +38,10 @@ static int start(struct rec *r)
 	}
 	if (r->o.cmd && rec_spawn(r))
 		return 1;
+	if (r->no_kernel) {
+		snprintf(r->kc_skip, sizeof(r->kc_skip), "no kernel events recorded");
+		goto release;
+	}
 	if (rec_setup_targets(r))
 		return 1;
 	char sub[32];
@@ -67,13 +71,16 @@ static int start(struct rec *r)
 			fprintf(stderr, "tracerec: cannot start tracing: %s\n", strerror(-err));
 		return 1;
 	}
+release:
 	r->t_start = mono_ns();
 	if (r->child && (err = rec_release_child(r))) {
 		fprintf(stderr, "tracerec: cannot run '%s': %s\n", r->o.cmd[0], strerror(-err));
 		rec_reap_child(r, 1);
-		tfs_write(&r->ti, "tracing_on", "0");
-		rec_counts_stop(r);
-		rec_discard_pending(r);
+		if (r->rs) {
+			tfs_write(&r->ti, "tracing_on", "0");
+			rec_counts_stop(r);
+			rec_discard_pending(r);
+		}
 		rec_finish_file(r);
 		return 127;
 	}

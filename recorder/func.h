@@ -29,6 +29,8 @@ struct func_opts {
 	const char **kprobes;      /* -k GLOB */
 	size_t nkprobes;
 	unsigned max_probes;       /* cap on probes one run may create */
+	uint64_t pool_per_cpu;     /* -b: the runtime's pool is this times the online
+				    * CPUs, shared by all threads; 0 = default */
 	const char *instance_dir;  /* the private tracefs instance, ".../instances/NAME" */
 	const char *tracefs_dir;   /* the tracefs mount, for uprobe_events */
 };
@@ -40,6 +42,11 @@ int func_session_new(struct func_session **s, const struct func_opts *o, const c
 /* Environment additions for the command (LD_PRELOAD=..., TPP_RT_*=...): a
  * NULL-terminated array owned by s, possibly empty. Called before fork. */
 char *const *func_child_env(struct func_session *s);
+/* In the forked child, before exec (async-signal-safe): lets the command
+ * inherit the runtime's pool. s may be NULL. */
+void func_child_prepare(struct func_session *s);
+/* The whole budget of the runtime's pool for these options, in bytes. */
+uint64_t func_pool_budget(const struct func_opts *o);
 /* Creates uprobe/kprobe events; *names gets "uprobes/NAME"-style event names
  * (owned by s) for the record command to enable in its instance like any
  * tracepoint. Called before the record command reads event formats. */
@@ -55,11 +62,20 @@ void func_note_pid(struct func_session *s, int32_t pid);
 /* After the target ended or recording stopped: last drain, memory maps,
  * build-ids and symbol tables, lost counts. */
 int func_finish(struct func_session *s, struct tpp_writer *w, uint32_t *next_stream);
+struct func_stats {
+	uint64_t pool_bytes;      /* the budget: the pool's size; 0 without the runtime */
+	uint64_t pool_peak_bytes; /* its pages that existed at the most (the kernel's count) */
+	uint64_t lost;            /* runtime records dropped for want of room */
+	uint64_t threads;         /* threads traced */
+};
+/* s may be NULL (all zero). */
+void func_session_stats(const struct func_session *s, struct func_stats *st);
 /* Removes every probe it created (also safe from an atexit/signal path). */
 void func_session_free(struct func_session *s);
-/* For a signal handler: deletes the probe definitions and the runtime's
- * shared-memory file, using only async-signal-safe calls; s stays valid and
- * must still be freed later (or not at all, when the process is exiting). */
+/* For a signal handler: deletes the probe definitions, using only
+ * async-signal-safe calls (the runtime's pool is anonymous: nothing to
+ * remove); s stays valid and must still be freed later (or not at all, when
+ * the process is exiting). */
 void func_session_cleanup_signal(struct func_session *s);
 const char *func_error(const struct func_session *s);
 

@@ -39,7 +39,7 @@ struct tpp_rt_hdr;
 struct func_sink {
 	struct tpp_writer *w;
 	uint32_t *next_stream;
-	uint16_t t_entry, t_exit, t_unwind, t_thread_exit;
+	uint16_t t_entry, t_exit, t_unwind, t_thread_exit, t_resume;
 	const struct func_clock *clk;
 	void *arg;
 	void (*note)(void *arg, int32_t pid, uint64_t addr);           /* an entry address, once per (pid, addr) mostly */

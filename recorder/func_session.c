@@ -1,7 +1,8 @@
 /* The function-tracing session as tracerec's record loop sees it (func.h):
- * decides whether the command gets the preloaded runtime, creates the shared
- * memory the runtime writes into, drains it into per-thread streams, and at
- * the end writes memory maps, build-ids and symbol tables. */
+ * decides whether the command gets the preloaded runtime, sets up the pool
+ * the runtime writes into (func_pool.c), drains it into per-thread streams,
+ * and writes memory maps, build-ids and symbol tables as soon as they are
+ * known, so that a recorder killed by SIGKILL leaves them in the file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -19,46 +20,38 @@
 #include "func_int.h"
 #include "rt/tpp_rt_abi.h"
 
-#define DEF_SLOTS 128
-/* 128 MiB per thread (touched pages only): ~110 ms of the busiest loop, the
- * runtime writing 2 records per call every ~28 ns, before tracerec must have
- * drained anything (it writes ~20 M records/s). */
-#define DEF_SLOT_RECS (1u << 23)
-#define DEF_PROCS 64
+/* The pool per online CPU when -b is not given: events come from CPUs, so
+ * that is what the budget scales with, not the number of threads. */
+#define DEF_POOL_PER_CPU (32ull << 20)
+/* Maps and symbols known so far go into the file this often (the writer
+ * loop flushes every second): a killed recorder's file still names them. */
+#define CHECKPOINT_NS 500000000ull
 
 struct addrkey {
 	uint64_t addr;
 	int32_t pid;
-	int32_t used;
+	int16_t used, marked; /* marked: its object is known to func_maps */
 };
 
 struct func_session {
 	struct func_opts o;
 	char err[FUNC_ERR_MAX];
 	int use_rt;
-	char shm_path[64];
 	char rt_lib[PATH_MAX];
+	struct func_pool *pool;
 	struct tpp_rt_hdr *h;
-	size_t h_len;
 	char *env[4];
 	struct func_probes *probes;
 	uint16_t t_entry, t_exit, t_unwind, t_thread_exit, t_resume;
 	int types_done;
-	/* per slot: our stream id (0 = not yet declared), lost already reported */
-	uint32_t *slot_stream;
-	uint64_t *slot_lost;
-	uint8_t *slot_exited; /* the thread's exit event is written */
-	uint32_t *proc_gen;
 	struct func_maps *maps;
 	int32_t *pids;
 	size_t npids, cappids;
 	struct addrkey *addrs; /* open-addressing set of (pid, addr) */
-	size_t naddrs, capaddrs;
-	/* TSC -> CLOCK_MONOTONIC: ns = mono0 + (tsc - tsc0) * mult >> 32 */
-	uint64_t tsc0, mono0, tsc1, mono1, mult;
-	uint64_t events;
-	int shm_fd;
-	uint32_t prealloc; /* slots whose ring pages exist already */
+	size_t naddrs, capaddrs, nunmarked;
+	struct func_clock clk;
+	uint64_t tsc_first, mono_first; /* the first calibration point: the rate's baseline */
+	uint64_t last_checkpoint;
 };
 
 const char *func_error(const struct func_session *s)
@@ -87,37 +80,52 @@ static void clock_pair(uint64_t *tsc, uint64_t *mono)
 	}
 }
 
+/* The rate over the whole baseline (the longer, the better), applied from
+ * the latest point: if the TSC ever jumps (a VM restored from a snapshot),
+ * only records up to the next point are misplaced. */
 static void calibrate(struct func_session *s, uint64_t tsc, uint64_t mono)
 {
-	if (tsc <= s->tsc0 || mono <= s->mono0)
+	if (tsc <= s->tsc_first || mono <= s->mono_first)
 		return;
-	s->tsc1 = tsc;
-	s->mono1 = mono;
-	s->mult = (uint64_t)(((unsigned __int128)(mono - s->mono0) << 32) / (tsc - s->tsc0));
+	s->clk.mult = (uint64_t)(((unsigned __int128)(mono - s->mono_first) << 32) / (tsc - s->tsc_first));
+	s->clk.tsc0 = tsc;
+	s->clk.mono0 = mono;
 }
 
-static uint64_t to_mono(const struct func_session *s, uint64_t ts)
-{
-	if (!s->h || s->h->clock != TPP_RT_CLOCK_TSC)
-		return ts;
-	if (ts >= s->tsc0)
-		return s->mono0 + (uint64_t)(((unsigned __int128)(ts - s->tsc0) * s->mult) >> 32);
-	return s->mono0 - (uint64_t)(((unsigned __int128)(s->tsc0 - ts) * s->mult) >> 32);
-}
-
-static int tsc_is_clocksource(void)
+/* Whether the runtime may time calls with rdtsc and leave the conversion
+ * to us: when the kernel's clock is the TSC, or a hypervisor clock built on
+ * an invariant TSC (kvm-clock, Hyper-V's TSC page: CLOCK_MONOTONIC is then a
+ * linear function of the TSC, the same on every CPU, or the vDSO would not
+ * serve it). Else every call pays clock_gettime, as uftrace does. */
+static int use_tsc(void)
 {
 	const char *force = getenv("TPP_RT_CLOCK");
 	if (force)
 		return !strcmp(force, "tsc");
-	char buf[32] = "";
+	char buf[64] = "";
 	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
 	if (!f)
 		return 0;
 	if (!fgets(buf, sizeof(buf), f))
 		buf[0] = 0;
 	fclose(f);
-	return !strncmp(buf, "tsc", 3);
+	if (!strncmp(buf, "tsc", 3))
+		return 1;
+	if (strncmp(buf, "kvm-clock", 9) && strncmp(buf, "hyperv_clocksource_tsc_page", 27))
+		return 0;
+	int inv = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	if ((f = fopen("/proc/cpuinfo", "re"))) {
+		while (getline(&line, &cap, f) > 0)
+			if (!strncmp(line, "flags", 5)) {
+				inv = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
+				break;
+			}
+		fclose(f);
+	}
+	free(line);
+	return inv;
 }
 
 /* The command as execvp would find it. */
@@ -216,87 +224,36 @@ static int setup_filters(struct func_session *s, const char *exe)
 	return 0;
 }
 
-/* Allocates the ring pages of the slots the next threads will claim, here
- * rather than by page faults in the traced program's hot path. */
-static void prealloc_slots(struct func_session *s, uint32_t upto)
+uint64_t func_pool_budget(const struct func_opts *o)
 {
-	struct tpp_rt_hdr *h = s->h;
-	if (upto > h->nslots)
-		upto = h->nslots;
-	for (; s->prealloc < upto; s->prealloc++)
-		if (fallocate(s->shm_fd, 0, (off_t)(h->slots_off + (uint64_t)s->prealloc * h->slot_bytes),
-			      (off_t)h->slot_bytes) < 0)
-			break;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	return (o->pool_per_cpu ? o->pool_per_cpu : DEF_POOL_PER_CPU) * (uint64_t)(ncpu > 0 ? ncpu : 1);
 }
 
-static int create_shm(struct func_session *s, const char *exe)
+static int create_pool(struct func_session *s, const char *exe)
 {
-	uint32_t nslots = DEF_SLOTS, recs = DEF_SLOT_RECS;
-	const char *e = getenv("TPP_FUNC_SLOT_RECS");
-	if (e && atoi(e) >= 16) {
-		recs = 16;
-		while (recs < (uint32_t)atoi(e) && recs < (1u << 26))
-			recs <<= 1;
-	}
-	uint64_t slot_bytes = TPP_RT_SLOT_HDR + (uint64_t)recs * sizeof(struct tpp_rt_rec);
-	uint64_t hdr = 4096, filt = (sizeof(struct tpp_rt_filter) * TPP_RT_FILTER_MAX + 4095) & ~4095ULL;
-	uint64_t procs = ((uint64_t)DEF_PROCS * sizeof(struct tpp_rt_proc) + 4095) & ~4095ULL;
-	uint64_t total = hdr + filt + procs + nslots * slot_bytes;
-	func_fmt(s->shm_path, sizeof(s->shm_path), "/dev/shm/tpp-rt-%d", (int)getpid());
-	int fd = open(s->shm_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		func_fmt(s->err, sizeof(s->err), "%s: %s", s->shm_path, strerror(errno));
-		return -errno;
-	}
-	if (ftruncate(fd, (off_t)total) < 0) {
-		int r = -errno;
-		func_fmt(s->err, sizeof(s->err), "%s: %s", s->shm_path, strerror(errno));
-		close(fd);
+	int r = func_pool_new(&s->pool, func_pool_budget(&s->o), s->err, sizeof(s->err));
+	if (r < 0)
 		return r;
-	}
-	void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	s->shm_fd = fd;
-	if (p == MAP_FAILED) {
-		func_fmt(s->err, sizeof(s->err), "mmap %s: %s", s->shm_path, strerror(errno));
-		return -errno;
-	}
-	s->h = p;
-	s->h_len = total;
-	struct tpp_rt_hdr *h = s->h;
-	h->version = TPP_RT_VERSION;
-	h->hdr_size = sizeof(*h);
-	h->nslots = nslots;
-	h->slot_recs = recs;
-	h->slot_bytes = slot_bytes;
-	h->filter_off = hdr;
-	h->procs_off = hdr + filt;
-	h->nprocs = DEF_PROCS;
-	h->slots_off = hdr + filt + procs;
-	h->total_bytes = total;
+	struct tpp_rt_hdr *h = s->h = func_pool_hdr(s->pool);
 	h->max_depth = s->o.max_depth > 0 ? s->o.max_depth : 0;
-	h->clock = tsc_is_clocksource() ? TPP_RT_CLOCK_TSC : TPP_RT_CLOCK_MONO;
-	clock_pair(&s->tsc0, &s->mono0);
-	if (h->clock == TPP_RT_CLOCK_TSC) {
-		struct timespec d = {0, 5000000};
+	h->clock = use_tsc() ? TPP_RT_CLOCK_TSC : TPP_RT_CLOCK_MONO;
+	s->clk.tsc = h->clock == TPP_RT_CLOCK_TSC;
+	if (s->clk.tsc) {
+		/* A first rate from a short baseline; the drain refines it. */
+		clock_pair(&s->tsc_first, &s->mono_first);
+		struct timespec d = {0, 1000000};
 		nanosleep(&d, NULL);
 		uint64_t t, m;
 		clock_pair(&t, &m);
 		calibrate(s, t, m);
-		h->min_ticks = s->o.min_ns ? (uint64_t)(((unsigned __int128)s->o.min_ns << 32) / s->mult) : 0;
+		h->min_ticks = s->o.min_ns ? (uint64_t)(((unsigned __int128)s->o.min_ns << 32) / s->clk.mult) : 0;
 	} else {
 		h->min_ticks = s->o.min_ns;
 	}
-	s->slot_stream = calloc(nslots, sizeof(*s->slot_stream));
-	s->slot_lost = calloc(nslots, sizeof(*s->slot_lost));
-	s->slot_exited = calloc(nslots, sizeof(*s->slot_exited));
-	s->proc_gen = calloc(DEF_PROCS, sizeof(*s->proc_gen));
-	if (!s->slot_stream || !s->slot_lost || !s->slot_exited || !s->proc_gen)
-		return -ENOMEM;
-	int r = setup_filters(s, exe);
-	if (r < 0)
+	if ((r = setup_filters(s, exe)) < 0)
 		return r;
-	prealloc_slots(s, 1); /* the first thread's; the drain keeps two ahead */
-	__atomic_store_n(&h->magic, TPP_RT_MAGIC, __ATOMIC_RELEASE);
+	func_pool_publish(s->pool);
 	return 0;
 }
 
@@ -339,22 +296,27 @@ int func_session_new(struct func_session **sp, const struct func_opts *o, const 
 		func_fmt(s->err, sizeof(s->err), "libtpprt.so: not found next to tracerec (set TPP_RT_LIB)");
 		return r;
 	}
-	r = create_shm(s, exe);
+	r = create_pool(s, exe);
 	if (r < 0)
 		return r;
 	s->use_rt = 1;
 	const char *old = getenv("LD_PRELOAD");
-	if (asprintf(&s->env[0], "LD_PRELOAD=%s%s%s", s->rt_lib, old && *old ? ":" : "", old ? old : "") < 0 ||
-	    asprintf(&s->env[1], "%s=%s", TPP_RT_ENV_SHM, s->shm_path) < 0) {
-		s->env[0] = s->env[1] = NULL;
+	if (asprintf(&s->env[0], "LD_PRELOAD=%s%s%s", s->rt_lib, old && *old ? ":" : "", old ? old : "") < 0) {
+		s->env[0] = NULL;
 		return -ENOMEM;
 	}
-	return 0;
+	return func_pool_env(s->pool, &s->env[1]);
 }
 
 char *const *func_child_env(struct func_session *s)
 {
 	return s->env;
+}
+
+void func_child_prepare(struct func_session *s)
+{
+	if (s && s->pool)
+		func_pool_child(s->pool);
 }
 
 int func_create_probes(struct func_session *s, const char *const **names, size_t *n)
@@ -393,8 +355,9 @@ int func_declare_types(struct func_session *s, struct tpp_writer *w, uint16_t *n
 	return 0;
 }
 
-static void note_addr(struct func_session *s, int32_t pid, uint64_t addr)
+static void note_addr(void *arg, int32_t pid, uint64_t addr)
 {
+	struct func_session *s = arg;
 	if (s->naddrs * 2 >= s->capaddrs) {
 		size_t nc = s->capaddrs ? s->capaddrs * 2 : 1024;
 		struct addrkey *na = calloc(nc, sizeof(*na));
@@ -418,123 +381,18 @@ static void note_addr(struct func_session *s, int32_t pid, uint64_t addr)
 			return;
 		j = (j + 1) & (s->capaddrs - 1);
 	}
-	s->addrs[j] = (struct addrkey){addr, pid, 1};
+	s->addrs[j] = (struct addrkey){addr, pid, 1, 0};
 	s->naddrs++;
+	s->nunmarked++;
 }
 
-static void drain_procs(struct func_session *s)
+static void add_maps(void *arg, int32_t pid, const char *text, size_t len)
 {
-	struct tpp_rt_hdr *h = s->h;
-	uint32_t np = __atomic_load_n(&h->next_proc, __ATOMIC_ACQUIRE);
-	if (np > h->nprocs)
-		np = h->nprocs;
-	for (uint32_t i = 0; i < np; i++) {
-		struct tpp_rt_proc *p = tpp_rt_proc_at(h, i);
-		uint32_t g = __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE);
-		if (!__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) || (g & 1) || g == s->proc_gen[i])
-			continue;
-		uint32_t len = p->maps_len;
-		if (len > TPP_RT_MAPS_MAX)
-			continue;
-		char *copy = malloc(len ? len : 1);
-		if (!copy)
-			continue;
-		memcpy(copy, p->maps, len);
-		if (__atomic_load_n(&p->gen, __ATOMIC_ACQUIRE) == g) {
-			func_maps_add_text(s->maps, p->pid, copy, len);
-			s->proc_gen[i] = g;
-		}
-		free(copy);
-	}
+	struct func_session *s = arg;
+	func_maps_add_text(s->maps, pid, text, len);
 }
 
-int func_drain(struct func_session *s, struct tpp_writer *w, uint32_t *next_stream)
-{
-	if (!s->use_rt || !s->types_done)
-		return 0;
-	struct tpp_rt_hdr *h = s->h;
-	if (h->clock == TPP_RT_CLOCK_TSC) {
-		uint64_t t = __rdtsc();
-		/* Longer baselines give a better TSC rate; re-read it every 50 ms or so. */
-		if (t - s->tsc1 > (s->tsc1 - s->tsc0) / 4 + 100000000ULL) {
-			uint64_t m;
-			clock_pair(&t, &m);
-			calibrate(s, t, m);
-		}
-	}
-	drain_procs(s);
-	uint32_t ns = __atomic_load_n(&h->next_slot, __ATOMIC_ACQUIRE);
-	if (ns > h->nslots)
-		ns = h->nslots;
-	prealloc_slots(s, ns + 2);
-	uint64_t mask = h->slot_recs - 1;
-	for (uint32_t i = 0; i < ns; i++) {
-		struct tpp_rt_slot *sl = tpp_rt_slot_at(h, i);
-		/* Read before head: a done thread has published its last record. */
-		uint32_t state = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
-		if (state == TPP_RT_SLOT_FREE || s->slot_exited[i])
-			continue;
-		if (!s->slot_stream[i]) {
-			uint32_t id = (*next_stream)++;
-			int r = tpp_w_stream(w, id, TPP_S_THREAD, -1, sl->pid, sl->tid);
-			if (r < 0) {
-				func_fmt(s->err, sizeof(s->err), "thread stream: %s", tpp_w_error(w));
-				return r;
-			}
-			char comm[17];
-			memcpy(comm, sl->comm, 16);
-			comm[16] = 0;
-			tpp_w_task(w, to_mono(s, sl->start_ts), sl->pid, sl->tid, comm);
-			s->slot_stream[i] = id;
-		}
-		uint64_t head = __atomic_load_n(&sl->head, __ATOMIC_ACQUIRE), tail = sl->tail;
-		struct tpp_rt_rec *rec = tpp_rt_recs(sl);
-		uint64_t first_ts = 0, last_ts = 0;
-		for (; tail != head; tail++) {
-			struct tpp_rt_rec r = rec[tail & mask];
-			unsigned kind = (unsigned)(r.word >> TPP_RT_KIND_SHIFT);
-			unsigned why = (unsigned)(r.word >> TPP_RT_WHY_SHIFT) & TPP_RT_WHY_MASK;
-			uint64_t a = r.word & TPP_RT_ADDR_MASK;
-			union tpp_val v[2] = {{.u = a}, {.u = why}};
-			if (kind > TPP_RT_UNWIND)
-				continue; /* data records of a later runtime */
-			uint16_t type = kind == TPP_RT_ENTRY ? (why ? s->t_resume : s->t_entry)
-							     : kind == TPP_RT_EXIT ? s->t_exit : s->t_unwind;
-			uint64_t ts = to_mono(s, r.ts);
-			if (!first_ts)
-				first_ts = ts;
-			last_ts = ts;
-			int e = tpp_w_event(w, s->slot_stream[i], type, ts, sl->tid, v);
-			if (e < 0) {
-				__atomic_store_n(&sl->tail, tail, __ATOMIC_RELEASE);
-				func_fmt(s->err, sizeof(s->err), "writing function events: %s", tpp_w_error(w));
-				return e;
-			}
-			if (kind == TPP_RT_ENTRY && !why)
-				note_addr(s, sl->pid, a);
-			s->events++;
-		}
-		__atomic_store_n(&sl->tail, tail, __ATOMIC_RELEASE);
-		uint64_t lost = __atomic_load_n(&sl->lost, __ATOMIC_RELAXED);
-		if (lost != s->slot_lost[i]) {
-			tpp_w_lost(w, s->slot_stream[i], lost - s->slot_lost[i], first_ts, last_ts);
-			s->slot_lost[i] = lost;
-		}
-		if (state == TPP_RT_SLOT_DONE) {
-			/* The runtime took exit_ts after the thread's last record. */
-			union tpp_val v = {.i = sl->pid};
-			int e = tpp_w_event(w, s->slot_stream[i], s->t_thread_exit, to_mono(s, sl->exit_ts), sl->tid, &v);
-			if (e < 0) {
-				func_fmt(s->err, sizeof(s->err), "writing function events: %s", tpp_w_error(w));
-				return e;
-			}
-			s->slot_exited[i] = 1;
-		}
-	}
-	return 0;
-}
-
-void func_note_pid(struct func_session *s, int32_t pid)
+static void remember_pid(struct func_session *s, int32_t pid)
 {
 	for (size_t i = 0; i < s->npids; i++)
 		if (s->pids[i] == pid)
@@ -553,19 +411,44 @@ void func_note_pid(struct func_session *s, int32_t pid)
 		func_maps_read_proc(s->maps, pid);
 }
 
-int func_finish(struct func_session *s, struct tpp_writer *w, uint32_t *next_stream)
+/* A traced thread's process: the runtime copies its maps, unless it found
+ * no room in the pool's process table; then /proc has them. */
+static void new_pid(void *arg, int32_t pid)
 {
-	int r = func_drain(s, w, next_stream);
-	if (r < 0)
-		return r;
-	if (s->use_rt)
-		drain_procs(s);
-	for (size_t i = 0; i < s->npids; i++)
-		if (!func_maps_has(s->maps, s->pids[i]))
-			func_maps_read_proc(s->maps, s->pids[i]);
-	for (size_t i = 0; i < s->capaddrs; i++)
-		if (s->addrs[i].used)
-			func_maps_mark(s->maps, s->addrs[i].pid, s->addrs[i].addr);
+	remember_pid(arg, pid);
+}
+
+static void sink(struct func_session *s, struct func_sink *k, struct tpp_writer *w, uint32_t *next_stream)
+{
+	*k = (struct func_sink){
+		.w = w,
+		.next_stream = next_stream,
+		.t_entry = s->t_entry,
+		.t_exit = s->t_exit,
+		.t_unwind = s->t_unwind,
+		.t_thread_exit = s->t_thread_exit,
+		.t_resume = s->t_resume,
+		.clk = &s->clk,
+		.arg = s,
+		.note = note_addr,
+		.maps = add_maps,
+		.new_pid = new_pid,
+	};
+}
+
+/* Maps of every process seen and symbol tables of every object a recorded
+ * address fell in, as far as known now; only what is new goes out. */
+static int checkpoint(struct func_session *s, struct tpp_writer *w, uint64_t now)
+{
+	s->last_checkpoint = now;
+	if (s->nunmarked) {
+		for (size_t i = 0; i < s->capaddrs; i++)
+			if (s->addrs[i].used && !s->addrs[i].marked &&
+			    func_maps_mark(s->maps, s->addrs[i].pid, s->addrs[i].addr)) {
+				s->addrs[i].marked = 1;
+				s->nunmarked--;
+			}
+	}
 	if (s->probes) {
 		const char *const *paths;
 		size_t np;
@@ -573,26 +456,91 @@ int func_finish(struct func_session *s, struct tpp_writer *w, uint32_t *next_str
 		for (size_t i = 0; i < np; i++)
 			func_maps_mark_path(s->maps, paths[i]);
 	}
-	r = func_maps_write(s->maps, w, mono_ns());
-	if (r < 0) {
+	int r = func_maps_write(s->maps, w, now);
+	if (r < 0)
 		func_fmt(s->err, sizeof(s->err), "writing maps and symbols: %s", tpp_w_error(w));
-		return r;
+	return r;
+}
+
+int func_drain(struct func_session *s, struct tpp_writer *w, uint32_t *next_stream)
+{
+	uint64_t now = mono_ns();
+	if (s->use_rt && s->types_done) {
+		if (s->clk.tsc) {
+			uint64_t t = __rdtsc();
+			/* A new point every 100 M ticks (~50 ms): a better rate, a fresh base. */
+			if (t - s->clk.tsc0 > 100000000ULL) {
+				uint64_t m;
+				clock_pair(&t, &m);
+				calibrate(s, t, m);
+			}
+		}
+		struct func_sink k;
+		sink(s, &k, w, next_stream);
+		int r = func_pool_drain(s->pool, &k, 0);
+		if (r < 0) {
+			func_fmt(s->err, sizeof(s->err), "writing function events: %s", tpp_w_error(w));
+			return r;
+		}
 	}
-	if (s->use_rt) {
-		struct tpp_rt_hdr *h = s->h;
-		uint64_t nolost = __atomic_load_n(&h->no_slot_lost, __ATOMIC_RELAXED);
-		char threads[32], events[32], nl[32], clk[8];
-		func_fmt(threads, sizeof(threads), "%u", __atomic_load_n(&h->next_slot, __ATOMIC_RELAXED));
-		func_fmt(events, sizeof(events), "%" PRIu64, s->events);
-		func_fmt(nl, sizeof(nl), "%" PRIu64, nolost);
-		func_fmt(clk, sizeof(clk), "%s", h->clock == TPP_RT_CLOCK_TSC ? "tsc" : "mono");
-		const char *k[] = {"threads", "events", "lost_no_slot", "clock"};
-		const char *v[] = {threads, events, nl, clk};
-		tpp_w_note(w, "func_runtime", 4, k, v);
-		if (nolost)
-			tpp_w_lost(w, UINT32_MAX, nolost, 0, 0);
-	}
+	if (now - s->last_checkpoint >= CHECKPOINT_NS)
+		return checkpoint(s, w, now);
 	return 0;
+}
+
+void func_note_pid(struct func_session *s, int32_t pid)
+{
+	/* Only probes can hit processes the runtime is not in; the runtime
+	 * copies the maps of every process it runs in itself. */
+	if (s->probes)
+		remember_pid(s, pid);
+}
+
+int func_finish(struct func_session *s, struct tpp_writer *w, uint32_t *next_stream)
+{
+	if (s->use_rt && s->types_done) {
+		struct func_sink k;
+		sink(s, &k, w, next_stream);
+		int r = func_pool_finish(s->pool, &k);
+		if (r < 0) {
+			func_fmt(s->err, sizeof(s->err), "writing function events: %s", tpp_w_error(w));
+			return r;
+		}
+	}
+	for (size_t i = 0; i < s->npids; i++)
+		if (!func_maps_has(s->maps, s->pids[i]))
+			func_maps_read_proc(s->maps, s->pids[i]);
+	int r = checkpoint(s, w, mono_ns());
+	if (r < 0)
+		return r;
+	if (s->use_rt) {
+		struct func_pool_stats ps;
+		func_pool_stats(s->pool, &ps);
+		char threads[32], events[32], lost[32], nl[32], clk[8], budget[32], peak[32], chunk[32];
+		func_fmt(threads, sizeof(threads), "%" PRIu64, ps.threads);
+		func_fmt(events, sizeof(events), "%" PRIu64, ps.events);
+		func_fmt(lost, sizeof(lost), "%" PRIu64, ps.lost);
+		func_fmt(nl, sizeof(nl), "%" PRIu64, ps.lost_no_slot);
+		func_fmt(clk, sizeof(clk), "%s", s->clk.tsc ? "tsc" : "mono");
+		func_fmt(budget, sizeof(budget), "%" PRIu64, ps.budget);
+		func_fmt(peak, sizeof(peak), "%" PRIu64, ps.shm_peak);
+		func_fmt(chunk, sizeof(chunk), "%" PRIu64, ps.chunk_bytes);
+		const char *k[] = {"threads", "events", "lost", "lost_no_slot", "clock",
+				   "pool_bytes", "pool_peak_bytes", "chunk_bytes"};
+		const char *v[] = {threads, events, lost, nl, clk, budget, peak, chunk};
+		r = tpp_w_note(w, "func_runtime", 8, k, v);
+	}
+	return r;
+}
+
+void func_session_stats(const struct func_session *s, struct func_stats *st)
+{
+	struct func_pool_stats ps;
+	func_pool_stats(s ? s->pool : NULL, &ps);
+	st->pool_bytes = ps.budget;
+	st->pool_peak_bytes = ps.shm_peak;
+	st->lost = ps.lost;
+	st->threads = ps.threads;
 }
 
 void func_session_free(struct func_session *s)
@@ -603,17 +551,9 @@ void func_session_free(struct func_session *s)
 		func_probes_remove(s->probes);
 		func_probes_free(s->probes);
 	}
-	if (s->h) {
-		munmap(s->h, s->h_len);
-		close(s->shm_fd);
-		unlink(s->shm_path);
-	}
+	func_pool_free(s->pool);
 	free(s->env[0]);
 	free(s->env[1]);
-	free(s->slot_stream);
-	free(s->slot_lost);
-	free(s->slot_exited);
-	free(s->proc_gen);
 	free(s->pids);
 	free(s->addrs);
 	func_maps_free(s->maps);
@@ -622,9 +562,6 @@ void func_session_free(struct func_session *s)
 
 void func_session_cleanup_signal(struct func_session *s)
 {
-	if (!s)
-		return;
-	func_probes_remove(s->probes);
-	if (s->h)
-		unlink(s->shm_path);
+	if (s)
+		func_probes_remove(s->probes);
 }

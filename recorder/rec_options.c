@@ -18,7 +18,12 @@ const char rec_usage[] =
 	"  -o FILE          output file (default trace.tpp), created 0600: an existing FILE is\n"
 	"                   replaced only if it is a regular file of yours\n"
 	"  --group GROUP    make the file 0640 and owned by GROUP (readable by its members)\n"
-	"  -b KB            kernel buffer per CPU (default: the kernel's, 1410 here)\n"
+	"  -b, --buffer-size SIZE  buffer memory per CPU; a bare number is KB, as trace-cmd's -b\n"
+	"                   (K/M/G suffixes too): each CPU's kernel ring buffer (default: the\n"
+	"                   kernel's), and SIZE x CPUs for the one pool every thread of a -pg /\n"
+	"                   -finstrument-functions command writes into (default 32M per CPU, at\n"
+	"                   least 1M in all): its shared memory never exceeds it, whatever the\n"
+	"                   number of threads; events that find it full are counted as lost\n"
 	"  --max-size SIZE  stop before the file exceeds SIZE (K, M, G suffixes)\n"
 	"  --flight SIZE|Ns flight recorder: keep only the last SIZE of buffer and/or\n"
 	"                   N seconds; written out on SIGUSR1 and at exit\n"
@@ -111,6 +116,19 @@ static int parse_pids(struct rec_opts *o, const char *s)
 
 enum { O_FILTER = 256, O_MAXSIZE, O_FLIGHT, O_MINDUR, O_NOFUNC, O_MAXPROBES, O_HELP, O_GROUP };
 
+/* -b: "1410" (KB, as trace-cmd's -b), "64M", "512K", "1G"; 0 on error. */
+static uint64_t parse_buffer(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return 0;
+	if (!*end)
+		return v << 10;
+	return parse_size(s);
+}
+
 int rec_parse(struct rec_opts *o, int argc, char **argv, char *msg, size_t len)
 {
 	static const struct option lo[] = {
@@ -120,6 +138,7 @@ int rec_parse(struct rec_opts *o, int argc, char **argv, char *msg, size_t len)
 		{"min-duration", required_argument, NULL, O_MINDUR},
 		{"no-func", no_argument, NULL, O_NOFUNC},
 		{"max-probes", required_argument, NULL, O_MAXPROBES},
+		{"buffer-size", required_argument, NULL, 'b'},
 		{"help", no_argument, NULL, O_HELP},
 		{"group", required_argument, NULL, O_GROUP},
 		{NULL, 0, NULL, 0},
@@ -172,10 +191,12 @@ int rec_parse(struct rec_opts *o, int argc, char **argv, char *msg, size_t len)
 			break;
 		}
 		case 'b': {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || v < 8 || v > (16ul << 20))
-				return fail(msg, len, "bad buffer size '%s' (KB per CPU, 8..16G)", optarg);
-			o->buffer_kb = (unsigned)v;
+			uint64_t v = parse_buffer(optarg);
+			if (v < (8u << 10) || v > (16ull << 30))
+				return fail(msg, len, "bad buffer size '%s' (per CPU: KB, or with K/M/G; 8K..16G)",
+					    optarg);
+			o->buffer_kb = (unsigned)(v >> 10);
+			o->fo.pool_per_cpu = v;
 			break;
 		}
 		case 'q':

@@ -22,7 +22,7 @@ struct rec_opts {
 	const char *out;         /* -o */
 	int group;               /* --group: the file 0640, of group gid */
 	uint32_t gid;
-	unsigned buffer_kb;      /* -b, per CPU; 0 = the instance's default */
+	unsigned buffer_kb;      /* -b, per CPU; 0 = the instance's default (fo.pool_per_cpu has it too) */
 	uint64_t max_bytes;      /* --max-size */
 	uint64_t flight_bytes;   /* --flight NM: total kernel buffer kept */
 	double flight_secs;      /* --flight Ns: age cut at write-out */

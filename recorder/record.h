@@ -52,6 +52,10 @@ struct rec {
 	uint32_t next_stream;
 	uint64_t events, lost, cutoff_ns, t_start;
 	int write_err; /* first writer error: recording stops */
+	/* A command's function trace and no kernel event nor probe: no tracefs
+	 * instance (its mkdir and rmdir cost 50-150 ms), no readers, no pid
+	 * filter; the writer loop waits on the command alone. */
+	int no_kernel;
 	int capped;
 	/* fired-vs-stored check (kernel_counts.h): kc_what[k] counts the event
 	 * with tpp id kc_tpp[k] (k < nkc); kc_what[nkc], when kc_cs >= 0, counts

@@ -18,6 +18,40 @@ static double cpu_seconds(void)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
+/* The recorder's own footprint, as the kernel counts it: the highest
+ * resident set (the pool's pages it has read included) and the pages the
+ * function runtime's pool ever had, against its budget. */
+struct footprint {
+	uint64_t rss, shm_peak, shm_budget;
+};
+
+static void footprint(struct rec *r, struct footprint *f)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	struct func_stats fs;
+	func_session_stats(r->fs, &fs);
+	f->rss = (uint64_t)ru.ru_maxrss * 1024;
+	f->shm_peak = fs.pool_peak_bytes;
+	f->shm_budget = fs.pool_bytes;
+}
+
+static int footprint_note(struct rec *r, const struct footprint *f)
+{
+	char rss[32], peak[32], budget[32];
+	snprintf(rss, sizeof(rss), "%llu", (unsigned long long)f->rss);
+	snprintf(peak, sizeof(peak), "%llu", (unsigned long long)f->shm_peak);
+	snprintf(budget, sizeof(budget), "%llu", (unsigned long long)f->shm_budget);
+	const char *keys[] = {"peak_rss_bytes", "shm_peak_bytes", "shm_budget_bytes"};
+	const char *vals[] = {rss, peak, budget};
+	return tpp_w_note(r->w, "recorder", 3, keys, vals);
+}
+
+static double mib(uint64_t b)
+{
+	return (double)b / (1024.0 * 1024.0);
+}
+
 int rec_finish_file(struct rec *r)
 {
 	int err = 0;
@@ -42,8 +76,12 @@ int rec_finish_file(struct rec *r)
 	const char *vals[] = {ev, lo, ovr,
 			      r->capped ? "max-size" : r->write_err ? "error" :
 			      rec_stop_req ? "signal" : r->child_done ? "command-exit" : "duration"};
-	if (!r->write_err)
+	struct footprint fp;
+	footprint(r, &fp);
+	if (!r->write_err) {
 		tpp_w_note(r->w, "record_end", 4, keys, vals);
+		footprint_note(r, &fp);
+	}
 	err = tpp_w_close_stats(r->w, &st);
 	r->w = NULL;
 	r->events = st.events_written; /* a chunk refused by a full disk or the cap is not there */
@@ -62,13 +100,23 @@ int rec_finish_file(struct rec *r)
 	else
 		snprintf(unst, sizeof(unst), "%llu events fired but not stored by the kernel",
 			 (unsigned long long)r->unstored);
+	char shm[96] = "";
+	if (fp.shm_budget)
+		snprintf(shm, sizeof(shm), ", shared memory %.1f MiB of %.1f MiB", mib(fp.shm_peak),
+			 mib(fp.shm_budget));
+	struct func_stats fs;
+	func_session_stats(r->fs, &fs);
 	if (!r->o.quiet)
 		fprintf(stderr,
 			"tracerec: %llu events, %llu lost, %llu bytes written to %s, "
-			"%.1f bytes/event, recorder CPU %.3f s, %s\n",
-			(unsigned long long)r->events, (unsigned long long)r->lost,
+			"%.1f bytes/event, recorder CPU %.3f s, peak RSS %.1f MiB%s, %s\n",
+			(unsigned long long)r->events, (unsigned long long)(r->lost + fs.lost),
 			(unsigned long long)bytes, r->o.out,
-			r->events ? (double)bytes / (double)r->events : 0.0, cpu_seconds(), unst);
+			r->events ? (double)bytes / (double)r->events : 0.0, cpu_seconds(), mib(fp.rss), shm,
+			unst);
+	if (fs.lost)
+		fprintf(stderr, "tracerec: warning: %llu function events lost: the pool of %.1f MiB was full "
+				"(raise -b, per CPU)\n", (unsigned long long)fs.lost, mib(fs.pool_bytes));
 	if (r->lost)
 		fprintf(stderr, "tracerec: warning: the kernel lost %llu events (buffer full); "
 				"raise -b\n", (unsigned long long)r->lost);

@@ -2,6 +2,7 @@
  * the file, keeps task names current, drains the function runtime's rings,
  * flushes, and decides when to stop. */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <traceevent/kbuffer.h>
@@ -108,6 +109,16 @@ static uint64_t next_drain_interval(uint64_t cur, uint64_t moved)
 	return cur > DRAIN_IDLE_NS ? DRAIN_IDLE_NS : cur;
 }
 
+/* The readers' next page; without readers, the wait is for the command. */
+static struct rd_item *next_item(struct rec *r, int wait_ms)
+{
+	if (r->rs)
+		return rd_pop(r->rs, wait_ms);
+	struct pollfd p = {.fd = r->child_pidfd, .events = POLLIN};
+	poll(&p, r->child_pidfd >= 0, wait_ms);
+	return NULL;
+}
+
 /* The writer loop: runs until a stop condition, then drains everything the
  * readers still have. */
 void rec_loop(struct rec *r)
@@ -122,7 +133,7 @@ void rec_loop(struct rec *r)
 			wait_ms = due <= t ? 0 : (int)((due - t) / 1000000u);
 			wait_ms = wait_ms > 50 ? 50 : wait_ms;
 		}
-		struct rd_item *it = rd_pop(r->rs, wait_ms);
+		struct rd_item *it = next_item(r, wait_ms);
 		if (it)
 			handle(r, it);
 		uint64_t now = mono_ns();
@@ -148,29 +159,31 @@ void rec_loop(struct rec *r)
 			last_flush = now;
 		}
 		if (stopping) {
-			if (!it && rd_finished(r->rs))
+			if (!it && (!r->rs || rd_finished(r->rs)))
 				break;
 			continue;
 		}
 		rec_reap_child(r, 0);
-		if (rec_dump_req && r->o.flight) {
+		if (rec_dump_req && r->o.flight && r->rs) {
 			rec_dump_req = 0;
 			if (r->o.flight_secs > 0)
 				r->cutoff_ns = now - (uint64_t)(r->o.flight_secs * 1e9);
 			rd_drain(r->rs);
 		}
-		int err = rd_error(r->rs);
+		int err = r->rs ? rd_error(r->rs) : 0;
 		if (err && !r->write_err) {
 			fprintf(stderr, "tracerec: reading the kernel buffer: %s\n", strerror(-err));
 			r->write_err = err;
 		}
 		if (rec_stop_req || r->write_err || r->capped || r->child_done || (end && now >= end)) {
 			/* stop the kernel first so the final drain has an end */
-			tfs_write(&r->ti, "tracing_on", "0");
-			rec_counts_stop(r);
-			if (r->o.flight && r->o.flight_secs > 0)
-				r->cutoff_ns = now - (uint64_t)(r->o.flight_secs * 1e9);
-			rd_stop(r->rs);
+			if (r->rs) {
+				tfs_write(&r->ti, "tracing_on", "0");
+				rec_counts_stop(r);
+				if (r->o.flight && r->o.flight_secs > 0)
+					r->cutoff_ns = now - (uint64_t)(r->o.flight_secs * 1e9);
+				rd_stop(r->rs);
+			}
 			stopping = 1;
 		}
 	}

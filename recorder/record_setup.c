@@ -66,7 +66,8 @@ static int command_exists(const char *cmd)
 int rec_setup(struct rec *r, int argc, char **argv)
 {
 	char *root = r->root;
-	int err = find_root(root, sizeof(r->root));
+	r->no_kernel = r->o.cmd && !r->o.nev && !r->o.fo.nuprobes && !r->o.fo.nkprobes;
+	int err = r->no_kernel ? 0 : find_root(root, sizeof(r->root));
 	if (err) {
 		fprintf(stderr, "tracerec: %s\n",
 			err == -EACCES ? "no permission to use tracefs (run as root)"
@@ -78,7 +79,7 @@ int rec_setup(struct rec *r, int argc, char **argv)
 			fprintf(stderr, "tracerec: no such process: %d\n", (int)r->o.pids[i]);
 			return 1;
 		}
-	if ((err = tfs_inst_create(&r->ti, root))) {
+	if (!r->no_kernel && (err = tfs_inst_create(&r->ti, root))) {
 		fprintf(stderr, "tracerec: cannot create tracefs instance %s/instances/tracepp-%d: %s%s\n",
 			root, (int)getpid(), strerror(-err),
 			err == -EACCES || err == -EPERM ? " (run as root)" : "");
@@ -105,12 +106,13 @@ int rec_setup(struct rec *r, int argc, char **argv)
 		fprintf(stderr, "tracerec: %s\n", r->fs ? func_error(r->fs) : strerror(-err));
 		return 1;
 	}
-	pick_cpus(r);
-	if (!r->ncpus) {
+	if (!r->no_kernel)
+		pick_cpus(r);
+	if (!r->ncpus && !r->no_kernel) {
 		fprintf(stderr, "tracerec: no CPU to record (check -C)\n");
 		return 1;
 	}
-	if (rec_resolve_events(r) || rec_configure(r))
+	if (rec_resolve_events(r) || (!r->no_kernel && rec_configure(r)))
 		return 1;
 	r->kb = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
 	if (!r->kb) {

@@ -80,6 +80,7 @@ int rec_spawn(struct rec *r)
 			_exit(127); /* the recorder gave up */
 		for (size_t i = 0; env && env[i]; i++)
 			putenv(env[i]);
+		func_child_prepare(r->fs);
 		execvp(r->o.cmd[0], r->o.cmd);
 		int e = errno;
 		if (write(ef[1], &e, sizeof(e)) < 0)

@@ -13,7 +13,8 @@ static int host_notes(struct rec *r)
 	char ncpu[16], kb[32], sub[32], pages[16];
 	uname(&u);
 	snprintf(ncpu, sizeof(ncpu), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
-	tfs_read(&r->ti, "buffer_size_kb", kb, sizeof(kb));
+	if (r->no_kernel || tfs_read(&r->ti, "buffer_size_kb", kb, sizeof(kb)))
+		kb[0] = 0;
 	kb[strcspn(kb, "\n")] = 0;
 	if (tfs_read(&r->ti, "buffer_subbuf_size_kb", sub, sizeof(sub)))
 		snprintf(sub, sizeof(sub), "%ld", sysconf(_SC_PAGESIZE) / 1024);
@@ -64,8 +65,15 @@ int rec_open_writer(struct rec *r, int argc, char **argv)
 		err = tpp_w_stream(r->w, (uint32_t)r->cpus[i], TPP_S_CPU, r->cpus[i], -1, -1);
 	if (!err)
 		err = host_notes(r);
-	if (!err)
+	/* Every task alive now matters to -a, -p and -C; a command's tasks are
+	 * named as they appear (forked from us, they cannot predate us), and
+	 * reading all of /proc on a busy host was most of a short run's cost. */
+	if (!err && (!r->o.cmd || r->o.all))
 		err = tn_scan_proc(&r->tn, r->w, mono_ns());
+	/* The header and what is known now go to disk at once: a recorder
+	 * killed in its first second leaves a file that opens, not 0 bytes. */
+	if (!err)
+		err = tpp_w_flush(r->w);
 	if (err < 0)
 		fprintf(stderr, "tracerec: writing %s: %s\n", r->o.out, tpp_w_error(r->w));
 	return err < 0 ? err : 0;

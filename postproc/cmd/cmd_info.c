@@ -39,6 +39,35 @@ static void json_kv_str(FILE *f, const char *k, const char *v, int comma)
 	fputs(comma ? ", " : "", f);
 }
 
+/* The recorder's footprint note ("recorder"): peak RSS and the function
+ * runtime's shared memory, peak and budget; 0 when absent. */
+struct footprint {
+	int have;
+	unsigned long long rss, shm_peak, shm_budget;
+};
+
+static void footprint(const struct tpp_meta *me, struct footprint *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (size_t i = 0; i < me->nnotes; i++) {
+		const struct tpp_note *n = &me->notes[i];
+		if (!n->kind || strcmp(n->kind, "recorder"))
+			continue;
+		f->have = 1;
+		for (size_t k = 0; k < n->n; k++) {
+			unsigned long long v = n->vals[k] ? strtoull(n->vals[k], NULL, 10) : 0;
+			if (!n->keys[k])
+				continue;
+			if (!strcmp(n->keys[k], "peak_rss_bytes"))
+				f->rss = v;
+			else if (!strcmp(n->keys[k], "shm_peak_bytes"))
+				f->shm_peak = v;
+			else if (!strcmp(n->keys[k], "shm_budget_bytes"))
+				f->shm_budget = v;
+		}
+	}
+}
+
 int cmd_info(int argc, char **argv)
 {
 	int fmt = OUT_TEXT;
@@ -118,6 +147,8 @@ int cmd_info(int argc, char **argv)
 	cli_span(r, &start, &end);
 	uint64_t damaged = in->damaged_chunks + ist.damaged_chunks;
 	const char *cut = cli_cut_short(r); /* a full disk, as the writer said */
+	struct footprint fp;
+	footprint(me, &fp);
 	char b1[64], b2[64];
 	FILE *f = stdout;
 	if (fmt == OUT_JSON) {
@@ -175,7 +206,11 @@ int cmd_info(int argc, char **argv)
 			fprintf(f, "%s{\"stream\": %u, \"count\": %llu, \"from_ns\": %llu, \"to_ns\": %llu}", i ? ", " : "",
 				me->lost[i].stream, (unsigned long long)me->lost[i].count,
 				(unsigned long long)me->lost[i].from_ts, (unsigned long long)me->lost[i].to_ts);
-		fprintf(f, "], \"tasks\": %zu, \"symtabs\": %zu, \"mmaps\": %zu}\n", me->ntasks, me->nsymtabs, me->nmmaps);
+		fprintf(f, "], \"tasks\": %zu, \"symtabs\": %zu, \"mmaps\": %zu", me->ntasks, me->nsymtabs, me->nmmaps);
+		if (fp.have)
+			fprintf(f, ", \"recorder\": {\"peak_rss_bytes\": %llu, \"shm_peak_bytes\": %llu, \"shm_budget_bytes\": %llu}",
+				fp.rss, fp.shm_peak, fp.shm_budget);
+		fputs("}\n", f);
 	} else {
 		/* every string from the file, and the path, in its text form (esc.h) */
 		fputs("file:         ", f);
@@ -215,6 +250,13 @@ int cmd_info(int argc, char **argv)
 			human_bytes(b2, sizeof(b2), raw));
 		fprintf(f, "metadata:     %zu tasks, %zu maps, %zu symbol tables\n", me->ntasks, me->nmmaps,
 			me->nsymtabs);
+		if (fp.have) {
+			fprintf(f, "recorder:     peak RSS %s", human_bytes(b1, sizeof(b1), fp.rss));
+			if (fp.shm_budget)
+				fprintf(f, ", shared memory %s of a %s budget", human_bytes(b1, sizeof(b1), fp.shm_peak),
+					human_bytes(b2, sizeof(b2), fp.shm_budget));
+			fputc('\n', f);
+		}
 		fprintf(f, "\nby type:\n");
 		for (uint32_t i = 0; i < in->ntypes; i++) {
 			const struct tpp_type *t = &in->types[i];

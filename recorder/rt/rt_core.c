@@ -1,6 +1,7 @@
-/* The runtime's life cycle: map the shared memory tracerec named in
- * $TPP_RT_SHM, copy this process's memory maps into it, claim a ring per
- * thread on its first event, follow fork, mark threads done at exit. */
+/* The runtime's life cycle: map the pool tracerec handed down in
+ * $TPP_RT_FD, copy this process's memory maps into it, claim a descriptor
+ * per thread on its first event and chunks as it fills them, follow fork,
+ * mark threads done at exit. */
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
@@ -128,12 +129,18 @@ void rt_thread_stop(struct rt_thread *t)
 	t->limit = 0; /* every later record takes the slow path, which sees dead */
 	t->dead = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	struct tpp_rt_slot *s = t->slot;
-	if (!s || __atomic_load_n(&s->state, __ATOMIC_RELAXED) == TPP_RT_SLOT_DONE)
+	struct tpp_rt_thread *d = t->slot;
+	if (!d)
 		return;
-	/* After every record of the thread: tracerec writes the exit at this time. */
-	s->exit_ts = rt_now();
-	__atomic_store_n(&s->state, TPP_RT_SLOT_DONE, __ATOMIC_RELEASE);
+	/* After every record of the thread: tracerec writes the exit at this
+	 * time, then may give the descriptor and chunks to another thread, so
+	 * this thread lets go of them for good. */
+	d->exit_ts = rt_now();
+	t->slot = NULL;
+	t->chunk = NULL;
+	t->recs = NULL;
+	t->used = NULL;
+	__atomic_store_n(&d->state, TPP_RT_THREAD_DONE, __ATOMIC_RELEASE);
 }
 
 static void thread_done(void *v)
@@ -142,22 +149,44 @@ static void thread_done(void *v)
 	rt_thread_stop(&rt_self);
 }
 
-/* Faults the next stretch of the ring in with one call, ahead of the
- * producer, rather than one page fault per 256 records on the hot path (each
- * costs microseconds in a VM). Memory grows only as far as the ring is used. */
-long rt_populate(void *v)
+static uint64_t now_in_libc(void)
+{
+	return rt_clock_tsc ? __builtin_ia32_rdtsc() : (uint64_t)rt_now_mono(0);
+}
+
+long rt_next_chunk(void *v)
 {
 	struct rt_thread *t = v;
-	uint64_t n = t->mask + 1, head = t->head;
-	if (head + RT_POP_RECS < t->pop_upto || t->pop_upto >= n)
+	struct tpp_rt_hdr *h = rt_hdr;
+	uint32_t i = tpp_rt_pop(&h->free_chunks, h->nchunks, tpp_rt_chunk_link, h);
+	if (i == TPP_RT_NONE)
 		return 0;
-	uint64_t from = t->pop_upto, to = head + 2 * RT_POP_RECS;
-	if (to > n)
-		to = n;
-	uintptr_t a = (uintptr_t)(t->recs + from) & ~(uintptr_t)4095;
-	madvise((void *)a, (uintptr_t)(t->recs + to) - a, MADV_POPULATE_WRITE);
-	t->pop_upto = to;
-	return 0;
+	struct tpp_rt_chunk *c = tpp_rt_chunk_at(h, i);
+	if (!c->pad[0] && h->chunk_bytes > 4096) {
+		/* A chunk of several pages never used before: they come in with
+		 * one call, not one page fault per 256 records of the hot path
+		 * (each costs microseconds in a VM). Reused chunks have them. */
+		madvise(c, h->chunk_bytes, MADV_POPULATE_WRITE);
+	}
+	c->pad[0] = 1;
+	c->used = 0;
+	c->next = TPP_RT_NONE;
+	c->owner = t->slot_idx;
+	c->lost = t->pend_lost;
+	c->lost_from = t->pend_lost ? t->pend_from : 0;
+	c->lost_to = t->pend_lost ? t->slot->lost_to : 0;
+	t->pend_lost = 0;
+	/* The chunk is complete before the consumer can reach it. */
+	if (t->chunk)
+		__atomic_store_n(&t->chunk->next, i, __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(&t->slot->first, i, __ATOMIC_RELEASE);
+	t->chunk = c;
+	t->recs = tpp_rt_chunk_recs(c);
+	t->used = &c->used;
+	t->head = 0;
+	rt_set_limit(t);
+	return 1;
 }
 
 long rt_claim(void *v)
@@ -166,11 +195,6 @@ long rt_claim(void *v)
 	struct tpp_rt_hdr *h = rt_hdr;
 	if (t->dead)
 		return 0;
-	uint32_t i = __atomic_fetch_add(&h->next_slot, 1, __ATOMIC_RELAXED);
-	if (i >= h->nslots) {
-		t->dead = 1;
-		return 0;
-	}
 	if (!t->stack) {
 		size_t sb = RT_STACK_MAX * sizeof(struct rt_frame);
 		void *st = mmap(NULL, sb + RT_GRAVE * sizeof(struct rt_grave), PROT_READ | PROT_WRITE,
@@ -182,21 +206,33 @@ long rt_claim(void *v)
 		t->stack = st;
 		t->grave = (struct rt_grave *)((char *)st + sb);
 	}
-	struct tpp_rt_slot *s = tpp_rt_slot_at(h, i);
-	s->pid = getpid();
-	s->tid = (int32_t)syscall(SYS_gettid);
-	prctl(PR_GET_NAME, s->comm, 0, 0, 0);
-	s->start_ts = rt_now();
-	t->recs = tpp_rt_recs(s);
-	t->mask = h->slot_recs - 1;
+	uint32_t i = tpp_rt_pop(&h->free_threads, h->nthreads, tpp_rt_thread_link, h);
+	if (i == TPP_RT_NONE) {
+		/* More threads at once than descriptors: counted, tried again
+		 * at the thread's next call. */
+		uint64_t ts = now_in_libc(), zero = 0;
+		__atomic_compare_exchange_n(&h->no_slot_from, &zero, ts, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		__atomic_store_n(&h->no_slot_to, ts, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&h->no_slot_lost, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	struct tpp_rt_thread *d = tpp_rt_thread_at(h, i);
+	d->pid = getpid();
+	d->tid = (int32_t)syscall(SYS_gettid);
+	prctl(PR_GET_NAME, d->comm, 0, 0, 0);
+	d->first = TPP_RT_NONE;
+	d->lost = d->lost_from = d->lost_to = d->exit_ts = 0;
+	d->start_ts = now_in_libc();
+	t->slot = d;
+	t->slot_idx = i;
+	t->chunk = NULL;
+	t->recs = NULL;
+	t->used = NULL;
 	t->head = 0;
-	t->tail_cache = 0;
-	t->pop_upto = 0;
-	rt_populate(t);
-	t->slot = s;
+	t->pend_lost = 0;
 	rt_set_limit(t);
-	__atomic_store_n(&s->state, TPP_RT_SLOT_LIVE, __ATOMIC_RELEASE);
-	pthread_setspecific(rt_key, s);
+	__atomic_store_n(&d->state, TPP_RT_THREAD_LIVE, __ATOMIC_RELEASE);
+	pthread_setspecific(rt_key, d);
 	return 1;
 }
 
@@ -204,7 +240,8 @@ long rt_claim(void *v)
  * hijacked, so they must stay) and returns from them: its stream starts by
  * announcing them as inherited (rt_announce_inherited, with its first
  * event), so that its returns pair. Entries still waiting for a minimum
- * duration are the parent's to write. */
+ * duration are the parent's to write. Nor may it write into the parent's
+ * descriptor or chunk: it claims its own. */
 static void after_fork_child(void)
 {
 	struct rt_thread *t = &rt_self;
@@ -213,6 +250,11 @@ static void after_fork_child(void)
 		if (!(t->stack[i].flags & RT_F_EMITTED))
 			t->stack[i].flags &= ~(uint32_t)RT_F_WANT;
 	t->slot = NULL;
+	t->chunk = NULL;
+	t->recs = NULL;
+	t->used = NULL;
+	t->head = 0;
+	t->pend_lost = 0;
 	t->dead = 0;
 	t->inherit = t->depth > 0;
 	t->fork_ts = rt_now();
@@ -221,29 +263,49 @@ static void after_fork_child(void)
 		claim_proc();
 }
 
+/* $TPP_RT_FD is "FD:INODE": the memfd tracerec made, inherited from it (and
+ * by every process the command starts, so it stays open here). The inode
+ * tells it from whatever a program may have put at that number since. */
+static struct tpp_rt_hdr *map_pool(size_t *len)
+{
+	const char *e = getenv(TPP_RT_ENV_FD);
+	if (!e)
+		return NULL;
+	char *end;
+	long fd = strtol(e, &end, 10);
+	if (end == e || *end != ':' || fd < 0 || fd > 1 << 20)
+		return NULL;
+	unsigned long long ino = strtoull(end + 1, &end, 10);
+	struct stat st;
+	if (*end || fstat((int)fd, &st) || !S_ISREG(st.st_mode) || st.st_ino != ino ||
+	    (size_t)st.st_size < sizeof(struct tpp_rt_hdr))
+		return NULL;
+	struct tpp_rt_hdr *h = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (h == MAP_FAILED)
+		return NULL;
+	uint64_t n = (uint64_t)st.st_size;
+	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != TPP_RT_MAGIC || h->version != TPP_RT_VERSION ||
+	    h->total_bytes != n || h->chunk_bytes != TPP_RT_CHUNK_HDR + (uint64_t)h->chunk_recs * 16 ||
+	    h->chunks_off + (uint64_t)h->nchunks * h->chunk_bytes > n ||
+	    h->threads_off + (uint64_t)h->nthreads * sizeof(struct tpp_rt_thread) > n ||
+	    h->procs_off + (uint64_t)h->nprocs * sizeof(struct tpp_rt_proc) > n ||
+	    h->filter_off + (uint64_t)TPP_RT_FILTER_MAX * sizeof(struct tpp_rt_filter) > n) {
+		munmap(h, (size_t)n);
+		return NULL;
+	}
+	*len = (size_t)n;
+	return h;
+}
+
 __attribute__((constructor(101))) static void rt_init(void)
 {
-	const char *path = getenv(TPP_RT_ENV_SHM);
-	if (!path)
+	size_t len;
+	struct tpp_rt_hdr *h = map_pool(&len);
+	if (!h)
 		return;
-	int fd = rt_open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	struct stat st;
-	struct tpp_rt_hdr *h = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(*h))
-		h = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	syscall(SYS_close, fd);
-	if (h == MAP_FAILED)
-		return;
-	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != TPP_RT_MAGIC || h->version != TPP_RT_VERSION ||
-	    h->total_bytes > (uint64_t)st.st_size || (h->slot_recs & (h->slot_recs - 1))) {
-		munmap(h, (size_t)st.st_size);
-		return;
-	}
 	rt_clock_tsc = h->clock == TPP_RT_CLOCK_TSC;
 	if (pthread_key_create(&rt_key, thread_done) != 0) {
-		munmap(h, (size_t)st.st_size);
+		munmap(h, len);
 		return;
 	}
 	pthread_atfork(NULL, NULL, after_fork_child);

@@ -55,23 +55,24 @@ struct rt_thread {
 	 * interrupted a hook can tell that the hook will never finish. */
 	uintptr_t busy;
 	int depth;
-	uint64_t head;  /* records written (published to slot->head after each) */
-	uint64_t limit; /* below it a record needs no check: room and pages exist,
-			 * the slot is live and rt_plain holds; else 0 */
-	struct tpp_rt_rec *recs;
-	uint64_t mask;
-	struct rt_frame *stack; /* RT_STACK_MAX frames, mmap'd when the slot is claimed */
-	struct tpp_rt_slot *slot;
-	uint64_t tail_cache;
-	uint64_t pop_upto; /* ring records faulted in so far */
+	uint64_t head;  /* records written in the current chunk (published to *used after each) */
+	uint64_t limit; /* below it a record needs no check: the chunk has room,
+			 * the thread is live and rt_plain holds; else 0 */
+	struct tpp_rt_rec *recs; /* the current chunk's records */
+	uint64_t *used;          /* the current chunk's published count */
+	struct rt_frame *stack;  /* RT_STACK_MAX frames, mmap'd when the descriptor is claimed */
+	struct tpp_rt_thread *slot; /* this thread's descriptor; NULL: none (yet) */
+	struct tpp_rt_chunk *chunk; /* NULL: none yet, or none was free */
+	uint32_t slot_idx;
 	int only_depth;
-	int dead; /* no slot, or the thread is exiting: record nothing */
+	int dead; /* no descriptor, or the thread is exiting: record nothing */
 	int nested;  /* a return hook inside a hook a signal interrupted: bookkeeping only */
 	int inherit; /* a forked child whose inherited frames are not announced yet */
 	uint64_t fork_ts;
 	struct rt_grave *grave; /* RT_GRAVE slots after the shadow stack */
 	uint32_t ngrave;
 	uint32_t lazy_why; /* why of frames found left behind: EXCEPTION while one unwinds */
+	uint64_t pend_lost, pend_from; /* dropped records the next chunk's header will report */
 } __attribute__((aligned(64)));
 
 extern struct tpp_rt_hdr *rt_hdr RT_HIDDEN;
@@ -87,7 +88,9 @@ extern __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec"
  * glibc's own _mcount, the upper halves of ymm/zmm are not preserved. */
 long rt_sse_call(long (*fn)(void *), void *arg) RT_HIDDEN;
 
-/* Claims a slot for the calling thread; 0 when none can be had. Via rt_sse_call from hooks. */
+/* Claims a descriptor for the calling thread (and counts the record it was
+ * wanted for as lost when none is free); 0 when none can be had. Via
+ * rt_sse_call from hooks. */
 long rt_claim(void *t) RT_HIDDEN;
 long rt_now_mono(void *unused) RT_HIDDEN;
 static inline __attribute__((always_inline)) uint64_t rt_now(void)
@@ -96,10 +99,10 @@ static inline __attribute__((always_inline)) uint64_t rt_now(void)
 		return __builtin_ia32_rdtsc();
 	return (uint64_t)rt_sse_call(rt_now_mono, 0);
 }
-#define RT_POP_RECS 65536u /* records (1 MiB) faulted in per step */
-/* Faults in the ring ahead of t->head. Via rt_sse_call from hooks. */
-long rt_populate(void *t) RT_HIDDEN;
-/* Recomputes t->limit from the cached tail and the faulted-in extent. */
+/* Moves t to a free chunk (its first, or the next when the current one is
+ * full); 0 when the pool has none. Via rt_sse_call from hooks. */
+long rt_next_chunk(void *t) RT_HIDDEN;
+/* Recomputes t->limit from the chunk's room and the thread's state. */
 void rt_set_limit(struct rt_thread *t) RT_HIDDEN;
 /* Marks the thread finished: no record is written after its exit time. */
 void rt_thread_stop(struct rt_thread *t) RT_HIDDEN;
@@ -109,7 +112,7 @@ void rt_maps_refresh(void) RT_HIDDEN;
 /* Activates -F/-N address filters when this process runs the filtered executable. */
 void rt_filters_init(void) RT_HIDDEN;
 
-/* Writes one record; 0 when it was dropped (ring full, counted, or thread done). */
+/* Writes one record; 0 when it was dropped (pool empty, counted, or thread done). */
 int rt_emit_slow(struct rt_thread *t, uint64_t ts, uint64_t word) RT_HIDDEN;
 /* User addresses on x86_64 stay below 2^57, clear of the kind and why bits. */
 static inline __attribute__((always_inline)) uint64_t rt_word(uint64_t addr, unsigned kind)
@@ -124,12 +127,12 @@ static inline uint64_t rt_word_why(uint64_t addr, unsigned kind, unsigned why)
 static inline __attribute__((always_inline)) void rt_emit_fast(struct rt_thread *t, uint64_t ts, uint64_t word)
 {
 	uint64_t h = t->head;
-	struct tpp_rt_rec *r = &t->recs[h & t->mask];
+	struct tpp_rt_rec *r = &t->recs[h];
 	r->ts = ts;
 	r->word = word;
 	t->head = h + 1;
 	/* The record is complete before the consumer can see it (a plain store on x86). */
-	__atomic_store_n(&t->slot->head, h + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(t->used, h + 1, __ATOMIC_RELEASE);
 }
 static inline int rt_emit(struct rt_thread *t, uint64_t ts, uint64_t addr, unsigned kind)
 {

@@ -1,6 +1,6 @@
 /* Children started with an environment of the program's own making
  * (execve, posix_spawn with an explicit envp, after clearenv) would start
- * without LD_PRELOAD and $TPP_RT_SHM and go untraced. Every exec and spawn
+ * without LD_PRELOAD and $TPP_RT_FD and go untraced. Every exec and spawn
  * entry point gets them back: the values this process started with are
  * added when missing, our library prepended to an LD_PRELOAD of the
  * program's. The exec family calls execve inside libc, out of our reach, so
@@ -87,10 +87,10 @@ __attribute__((constructor(102))) static void spawn_init(void)
 	real_spawnp = (__typeof__(real_spawnp))dlsym(RTLD_NEXT, "posix_spawnp");
 	my_pid = (pid_t)syscall(SYS_getpid);
 	pthread_atfork(NULL, NULL, fork_child);
-	if (!getenv(TPP_RT_ENV_SHM))
+	if (!getenv(TPP_RT_ENV_FD))
 		return; /* not recording: children are none of our business */
 	keep(pre_env, &pre_len, "LD_PRELOAD");
-	keep(shm_env, &shm_len, TPP_RT_ENV_SHM);
+	keep(shm_env, &shm_len, TPP_RT_ENV_FD);
 	Dl_info di;
 	if (dladdr((void *)spawn_init, &di) && di.dli_fname)
 		our_lib = di.dli_fname;
@@ -128,7 +128,7 @@ static char *const *fix_env(char *const envp[], char **out, char *buf, size_t n)
 	const char *pre = find(envp, "LD_PRELOAD", 10, &at);
 	int need_pre = pre_len && our_lib && !(pre && lists_us(pre));
 	size_t shm_at;
-	int need_shm = shm_len && !find(envp, TPP_RT_ENV_SHM, strlen(TPP_RT_ENV_SHM), &shm_at);
+	int need_shm = shm_len && !find(envp, TPP_RT_ENV_FD, strlen(TPP_RT_ENV_FD), &shm_at);
 	if (!need_pre && !need_shm)
 		return envp;
 	for (size_t i = 0; i < n; i++)

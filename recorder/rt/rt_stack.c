@@ -52,35 +52,32 @@ static uint32_t filter_flags(uint64_t addr)
 
 void rt_set_limit(struct rt_thread *t)
 {
-	uint64_t n = t->mask + 1, lim = t->tail_cache + n;
-	/* rt_populate extends the faulted-in part once head is this close to its end. */
-	if (t->pop_upto < n && t->pop_upto - RT_POP_RECS < lim)
-		lim = t->pop_upto - RT_POP_RECS;
-	t->limit = t->dead || !rt_plain ? 0 : lim;
+	t->limit = t->dead || !rt_plain || !t->chunk ? 0 : rt_hdr->chunk_recs;
 }
 
 int rt_emit_slow(struct rt_thread *t, uint64_t ts, uint64_t word)
 {
-	struct tpp_rt_slot *s = t->slot;
-	if (t->dead || !s)
+	if (t->dead || !t->slot)
 		return 0;
-	uint64_t h = t->head, n = t->mask + 1;
-	if (h - t->tail_cache >= n) {
-		t->tail_cache = __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE);
-		if (h - t->tail_cache >= n) {
-			s->lost++;
-			rt_set_limit(t);
+	if (!t->chunk || t->head >= rt_hdr->chunk_recs) {
+		if (!rt_sse_call(rt_next_chunk, t)) {
+			/* Counted where the thread's stream will show it: in the
+			 * next chunk's header, or in the descriptor at its end. */
+			struct tpp_rt_thread *d = t->slot;
+			if (!t->pend_lost++)
+				t->pend_from = ts;
+			d->lost_from = t->pend_from;
+			d->lost_to = ts;
+			__atomic_store_n(&d->lost, d->lost + 1, __ATOMIC_RELEASE);
 			return 0;
 		}
 	}
-	if (t->pop_upto < n && h + RT_POP_RECS >= t->pop_upto)
-		rt_sse_call(rt_populate, t);
-	rt_set_limit(t);
-	struct tpp_rt_rec *r = &t->recs[h & t->mask];
+	uint64_t h = t->head;
+	struct tpp_rt_rec *r = &t->recs[h];
 	r->ts = ts;
 	r->word = word;
 	t->head = h + 1;
-	__atomic_store_n(&s->head, h + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(t->used, h + 1, __ATOMIC_RELEASE);
 	return 1;
 }
 

@@ -1,27 +1,45 @@
-/* tpp_rt_abi — the shared-memory layout between the preloaded runtime
- * (libtpprt.so, inside every traced process) and tracerec, which creates the
- * file, names it in $TPP_RT_SHM and drains it.
+/* tpp_rt_abi — the shared memory between the preloaded runtime (libtpprt.so,
+ * inside every traced process) and tracerec, which creates it as an
+ * anonymous memfd, hands it to the command by descriptor ($TPP_RT_FD =
+ * "FD:INODE", inherited across fork and exec) and drains it.
+ *
+ * The memory is one bounded pool: its size (total_bytes) is the whole budget
+ * whatever the number of threads. It holds the header, the -F/-N filter
+ * table, one maps copy per process, thread descriptors and fixed-size
+ * chunks of records.
  *
  * Invariants:
  *  - tracerec fills the header before the command starts; afterwards the
- *    runtime only touches next_slot/next_proc/no_slot_lost and its own slots.
- *  - A slot belongs to one thread of one process (claimed by fetch-add, never
- *    reused): single producer (that thread), single consumer (tracerec). The
- *    producer publishes records with a release store of head; the consumer
- *    frees space with a release store of tail. Nothing blocks either side.
+ *    runtime writes only the runtime-owned counters, the descriptors and
+ *    chunks it took, and its process's maps copy.
+ *  - Descriptors and chunks are taken by the runtime from lock-free stacks
+ *    (tagged heads, popped by any thread) or, while never used ones remain,
+ *    by a fetch-add on a "fresh" counter; only tracerec pushes them back,
+ *    once it has read everything in them. So memory is reused when threads
+ *    end, and pages of the pool are touched only as far as it is used.
+ *  - A descriptor and its chunks have one producer (the thread) and one
+ *    consumer (tracerec). A chunk's records are published by a release store
+ *    of `used`; a full chunk names its successor by a release store of
+ *    `next` after its last `used`. Nothing blocks either side.
+ *  - When no chunk is free, records are dropped and counted: in the next
+ *    chunk's header (count and time span, so the loss sits where it
+ *    happened in the thread's stream) or, if none comes, in the descriptor.
  *  - Records are 16 bytes: a timestamp (TSC ticks or CLOCK_MONOTONIC ns, see
  *    clock) and the function address with the record kind in the top 2 bits
  *    and a reason ("why") in the 5 bits below them (user addresses on x86_64
  *    use at most 57 bits).
+ *  - The runtime trusts nothing it did not write itself beyond the header it
+ *    validated; tracerec bounds-checks every index it reads back.
  */
 #ifndef TPP_RT_ABI_H
 #define TPP_RT_ABI_H
 
 #include <stdint.h>
 
-#define TPP_RT_MAGIC 0x3174725f707074ULL /* "tpp_rt1" */
-#define TPP_RT_VERSION 1
-#define TPP_RT_ENV_SHM "TPP_RT_SHM"
+#define TPP_RT_MAGIC 0x3274725f707074ULL /* "tpp_rt2" */
+#define TPP_RT_VERSION 2
+#define TPP_RT_ENV_FD "TPP_RT_FD"
+#define TPP_RT_NONE 0xffffffffu
 
 enum tpp_rt_kind { TPP_RT_ENTRY = 0, TPP_RT_EXIT = 1, TPP_RT_UNWIND = 2 };
 #define TPP_RT_KIND_SHIFT 62
@@ -48,19 +66,33 @@ struct tpp_rt_rec {
 	uint64_t word; /* addr | kind << TPP_RT_KIND_SHIFT */
 };
 
-enum tpp_rt_slot_state { TPP_RT_SLOT_FREE = 0, TPP_RT_SLOT_LIVE = 1, TPP_RT_SLOT_DONE = 2 };
+enum tpp_rt_thread_state { TPP_RT_THREAD_FREE = 0, TPP_RT_THREAD_LIVE = 1, TPP_RT_THREAD_DONE = 2 };
 
-/* One thread's ring. Records follow the header at TPP_RT_SLOT_HDR bytes. */
-struct tpp_rt_slot {
-	uint32_t state; /* enum tpp_rt_slot_state, release-stored by the producer */
+/* One thread while it lives (reused by a later thread once tracerec has
+ * drained it). The runtime sets everything but free_next; state is
+ * release-stored last. */
+struct tpp_rt_thread {
+	uint32_t state; /* enum tpp_rt_thread_state */
 	int32_t pid, tid;
+	uint32_t first; /* the thread's first chunk, TPP_RT_NONE until it has one */
 	char comm[16];
 	uint64_t start_ts, exit_ts;
-	uint64_t head __attribute__((aligned(64))); /* producer: records written */
-	uint64_t lost;                              /* producer: records dropped (ring full) */
-	uint64_t tail __attribute__((aligned(64))); /* consumer: records read */
+	uint64_t lost;               /* records dropped for want of a chunk, in all */
+	uint64_t lost_from, lost_to; /* span of those no chunk header reports yet */
+	uint32_t free_next;          /* free stack link: index + 1, 0 = end */
+	uint32_t pad[3];
 };
-#define TPP_RT_SLOT_HDR 256
+
+/* A chunk: this header, then chunk_recs records. */
+struct tpp_rt_chunk {
+	uint64_t used;  /* records written, release-stored after each */
+	uint32_t next;  /* the owner's next chunk, release-stored once this one is full */
+	uint32_t owner; /* descriptor index */
+	uint64_t lost, lost_from, lost_to; /* records dropped just before this chunk's first */
+	uint32_t free_next;
+	uint32_t pad[5];
+};
+#define TPP_RT_CHUNK_HDR 64
 
 /* One process: its executable mappings as /proc/PID/maps text, copied by the
  * runtime at start and again at exit, so tracerec has them after the process
@@ -82,15 +114,22 @@ struct tpp_rt_filter {
 };
 #define TPP_RT_FILTER_MAX 4096
 
+/* A lock-free stack head: (tag << 32) | (index + 1); 0 in the low half = empty. */
+struct tpp_rt_stack {
+	uint64_t head;
+	uint64_t fresh; /* entries [0, fresh) have been handed out at least once */
+};
+
 struct tpp_rt_hdr {
 	uint64_t magic;
 	uint32_t version, hdr_size;
-	uint32_t nslots, slot_recs; /* slot_recs: a power of two */
-	uint64_t slot_bytes;        /* TPP_RT_SLOT_HDR + slot_recs * 16 */
-	uint64_t slots_off;
-	uint32_t nprocs, clock;
+	uint64_t total_bytes; /* the memfd's size: the budget */
+	uint32_t clock, pad1;
+	uint64_t chunks_off, chunk_bytes; /* chunk_bytes: TPP_RT_CHUNK_HDR + chunk_recs * 16 */
+	uint32_t nchunks, chunk_recs;
+	uint64_t threads_off;
+	uint32_t nthreads, nprocs;
 	uint64_t procs_off;
-	uint64_t total_bytes;
 	/* record-time filters */
 	int32_t max_depth;   /* 0: unlimited */
 	uint32_t nfilter;    /* entries at filter_off */
@@ -99,23 +138,71 @@ struct tpp_rt_hdr {
 	uint64_t exe_dev, exe_ino; /* filters apply only in this executable */
 	uint32_t has_only;   /* some -F filter exists */
 	uint32_t pad0;
-	/* runtime-owned counters */
-	uint32_t next_slot __attribute__((aligned(64)));
-	uint32_t next_proc;
-	uint64_t no_slot_lost; /* events of threads that found no free slot */
+	/* runtime-owned, each on its own cache line */
+	struct tpp_rt_stack free_chunks __attribute__((aligned(64)));
+	struct tpp_rt_stack free_threads __attribute__((aligned(64)));
+	uint32_t next_proc __attribute__((aligned(64)));
+	uint32_t pad2;
+	uint64_t no_slot_lost;    /* records of threads that found no free descriptor */
+	uint64_t no_slot_from, no_slot_to;
 };
 
-static inline struct tpp_rt_slot *tpp_rt_slot_at(struct tpp_rt_hdr *h, uint32_t i)
+static inline struct tpp_rt_thread *tpp_rt_thread_at(struct tpp_rt_hdr *h, uint32_t i)
 {
-	return (struct tpp_rt_slot *)((char *)h + h->slots_off + (uint64_t)i * h->slot_bytes);
+	return (struct tpp_rt_thread *)((char *)h + h->threads_off + (uint64_t)i * sizeof(struct tpp_rt_thread));
 }
-static inline struct tpp_rt_rec *tpp_rt_recs(struct tpp_rt_slot *s)
+static inline struct tpp_rt_chunk *tpp_rt_chunk_at(struct tpp_rt_hdr *h, uint32_t i)
 {
-	return (struct tpp_rt_rec *)((char *)s + TPP_RT_SLOT_HDR);
+	return (struct tpp_rt_chunk *)((char *)h + h->chunks_off + (uint64_t)i * h->chunk_bytes);
+}
+static inline struct tpp_rt_rec *tpp_rt_chunk_recs(struct tpp_rt_chunk *c)
+{
+	return (struct tpp_rt_rec *)((char *)c + TPP_RT_CHUNK_HDR);
 }
 static inline struct tpp_rt_proc *tpp_rt_proc_at(struct tpp_rt_hdr *h, uint32_t i)
 {
 	return (struct tpp_rt_proc *)((char *)h + h->procs_off + (uint64_t)i * sizeof(struct tpp_rt_proc));
+}
+
+/* The free stacks. next_of(i) is where entry i keeps its link (index + 1).
+ * Pop: any thread; push: tracerec only. The tag defeats ABA: a popper that
+ * read a stale link fails its compare-and-swap. */
+static inline uint32_t tpp_rt_pop(struct tpp_rt_stack *s, uint32_t n, uint32_t *(*next_of)(void *, uint32_t),
+				  void *base)
+{
+	uint64_t old = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
+	while ((uint32_t)old) {
+		uint32_t i = (uint32_t)old - 1;
+		if (i >= n)
+			return TPP_RT_NONE;
+		uint32_t nx = __atomic_load_n(next_of(base, i), __ATOMIC_RELAXED);
+		uint64_t nw = ((old >> 32) + 1) << 32 | nx;
+		if (__atomic_compare_exchange_n(&s->head, &old, nw, 1, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+			return i;
+	}
+	if (__atomic_load_n(&s->fresh, __ATOMIC_RELAXED) >= n)
+		return TPP_RT_NONE;
+	uint64_t f = __atomic_fetch_add(&s->fresh, 1, __ATOMIC_RELAXED);
+	return f < n ? (uint32_t)f : TPP_RT_NONE;
+}
+static inline void tpp_rt_push(struct tpp_rt_stack *s, uint32_t i, uint32_t *(*next_of)(void *, uint32_t),
+			       void *base)
+{
+	uint64_t old = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
+	for (;;) {
+		__atomic_store_n(next_of(base, i), (uint32_t)old, __ATOMIC_RELAXED);
+		uint64_t nw = ((old >> 32) + 1) << 32 | (uint64_t)(i + 1);
+		if (__atomic_compare_exchange_n(&s->head, &old, nw, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			return;
+	}
+}
+static inline uint32_t *tpp_rt_chunk_link(void *h, uint32_t i)
+{
+	return &tpp_rt_chunk_at(h, i)->free_next;
+}
+static inline uint32_t *tpp_rt_thread_link(void *h, uint32_t i)
+{
+	return &tpp_rt_thread_at(h, i)->free_next;
 }
 
 #endif

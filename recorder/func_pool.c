@@ -1,0 +1,441 @@
+/* tracerec's side of the runtime's pool (rt/tpp_rt_abi.h): creates it as an
+ * anonymous memfd of exactly the budget, turns each thread's chunks into
+ * that thread's events, gives chunks and descriptors back once read, and
+ * notices threads that ended without saying so (killed, exec'd, exit_group).
+ * Everything read back from the pool was written by the traced program and
+ * is bounds-checked before use. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "func_int.h"
+#include "rt/tpp_rt_abi.h"
+
+/* One page, 252 records (~125 calls): a short thread needs one, a busy one
+ * moves to the next every few microseconds at a cost of ~0.3 ns a record;
+ * 300 threads alive at once hold 1.2 MiB. $TPP_FUNC_CHUNK (bytes, a
+ * multiple of 4096) overrides it, for measurements. */
+#define CHUNK_DEF 4096u
+#define CHUNK_MIN 4096u
+#define POOL_MIN (1u << 20)
+#define PROCS_MAX 64u
+/* A live thread that made no call for this long is asked whether it still
+ * exists: a killed process never marks its threads done. */
+#define IDLE_CHECK_NS 250000000ull
+
+struct tslot {
+	uint32_t stream;    /* 0: not declared yet */
+	uint32_t cur;       /* chunk being read + 1; 0: not started (a zeroed slot is idle) */
+	uint64_t rd;        /* records of cur read */
+	uint64_t lost_seen; /* losses reported from chunk headers */
+	uint64_t last_ts;   /* the last record's raw time */
+	uint64_t idle_since;
+	int32_t pid, tid;
+	int active; /* the descriptor is LIVE or DONE and ours to drain */
+	int cur_lost_done;
+};
+
+struct func_pool {
+	int fd;
+	uint64_t ino;
+	struct tpp_rt_hdr *h;
+	uint64_t len;
+	struct tslot *ts;
+	uint32_t *proc_gen;
+	uint64_t shm_peak;
+	uint64_t events, lost, threads;
+	/* (pid, addr) pairs already passed to note(): the hot loop's functions */
+	struct {
+		uint64_t addr;
+		int32_t pid, ok;
+	} seen[256];
+};
+
+struct tpp_rt_hdr *func_pool_hdr(struct func_pool *p)
+{
+	return p->h;
+}
+
+static uint64_t mono_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Header, filters, descriptors, process maps, chunks: all inside budget. */
+static int layout(struct tpp_rt_hdr *h, uint64_t budget)
+{
+	uint64_t chunk = CHUNK_DEF;
+	const char *e = getenv("TPP_FUNC_CHUNK");
+	if (e && atoi(e) >= (int)CHUNK_MIN && atoi(e) <= (16 << 20))
+		chunk = (uint64_t)atoi(e) & ~4095ull;
+	while (chunk > CHUNK_MIN && budget / chunk < 256)
+		chunk /= 2;
+	uint64_t off = 4096;
+	h->filter_off = off;
+	off += ((uint64_t)TPP_RT_FILTER_MAX * sizeof(struct tpp_rt_filter) + 4095) & ~4095ull;
+	uint64_t nprocs = budget / 16 / sizeof(struct tpp_rt_proc);
+	h->nprocs = (uint32_t)(nprocs > PROCS_MAX ? PROCS_MAX : nprocs < 2 ? 2 : nprocs);
+	h->procs_off = off;
+	off += ((uint64_t)h->nprocs * sizeof(struct tpp_rt_proc) + 4095) & ~4095ull;
+	/* one descriptor per chunk, and some for threads that find the pool
+	 * empty: their losses are then still counted per thread */
+	uint64_t nthreads = (budget - off) / chunk + 256;
+	h->threads_off = off;
+	off += (nthreads * sizeof(struct tpp_rt_thread) + 4095) & ~4095ull;
+	if (off + 8 * chunk > budget)
+		return -ENOSPC;
+	h->nthreads = (uint32_t)nthreads;
+	h->chunks_off = off;
+	h->chunk_bytes = chunk;
+	h->chunk_recs = (uint32_t)((chunk - TPP_RT_CHUNK_HDR) / sizeof(struct tpp_rt_rec));
+	h->nchunks = (uint32_t)((budget - off) / chunk);
+	h->total_bytes = budget;
+	h->hdr_size = sizeof(*h);
+	h->version = TPP_RT_VERSION;
+	return 0;
+}
+
+int func_pool_new(struct func_pool **pp, uint64_t budget, char *err, size_t errlen)
+{
+	struct func_pool *p = calloc(1, sizeof(*p));
+	*pp = p;
+	if (!p)
+		return -ENOMEM;
+	p->fd = -1;
+	if (budget < POOL_MIN)
+		budget = POOL_MIN;
+	budget &= ~4095ull;
+	/* Anonymous: no name another user could plant or open, nothing left
+	 * behind whatever kills us; the command inherits it by number. */
+	int fd = memfd_create("tpp-rt", MFD_CLOEXEC);
+	if (fd < 0) {
+		func_fmt(err, errlen, "memfd_create: %s", strerror(errno));
+		return -errno;
+	}
+	/* out of the way of the low numbers programs and shells use themselves */
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, 200);
+	if (hi >= 0) {
+		close(fd);
+		fd = hi;
+	}
+	p->fd = fd;
+	struct stat st;
+	if (fchmod(fd, 0600) < 0 || ftruncate(fd, (off_t)budget) < 0 || fstat(fd, &st) < 0) {
+		func_fmt(err, errlen, "function-tracing pool of %" PRIu64 " bytes: %s", budget, strerror(errno));
+		return -errno;
+	}
+	p->ino = (uint64_t)st.st_ino;
+	void *m = mmap(NULL, budget, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		func_fmt(err, errlen, "mapping the function-tracing pool: %s", strerror(errno));
+		return -errno;
+	}
+	p->h = m;
+	p->len = budget;
+	if (layout(p->h, budget) < 0) {
+		func_fmt(err, errlen, "function-tracing pool of %" PRIu64 " bytes is too small", budget);
+		return -ENOSPC;
+	}
+	p->ts = calloc(p->h->nthreads, sizeof(*p->ts));
+	p->proc_gen = calloc(p->h->nprocs, sizeof(*p->proc_gen));
+	if (!p->ts || !p->proc_gen)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Called last, when every other header field is set. */
+void func_pool_publish(struct func_pool *p)
+{
+	__atomic_store_n(&p->h->magic, TPP_RT_MAGIC, __ATOMIC_RELEASE);
+}
+
+int func_pool_env(const struct func_pool *p, char **out)
+{
+	return asprintf(out, "%s=%d:%" PRIu64, TPP_RT_ENV_FD, p->fd, p->ino) < 0 ? -ENOMEM : 0;
+}
+
+void func_pool_child(const struct func_pool *p)
+{
+	if (p && p->fd >= 0)
+		fcntl(p->fd, F_SETFD, 0);
+}
+
+static void put_chunk(struct func_pool *p, uint32_t i)
+{
+	tpp_rt_push(&p->h->free_chunks, i, tpp_rt_chunk_link, p->h);
+}
+
+/* Writes the thread's end and hands its descriptor and last chunk back. */
+static int retire(struct func_pool *p, const struct func_sink *k, uint32_t i, int done)
+{
+	struct tpp_rt_hdr *h = p->h;
+	struct tpp_rt_thread *d = tpp_rt_thread_at(h, i);
+	struct tslot *st = &p->ts[i];
+	int r = 0;
+	uint64_t lost = __atomic_load_n(&d->lost, __ATOMIC_ACQUIRE);
+	if (lost > st->lost_seen) {
+		r = tpp_w_lost(k->w, st->stream, lost - st->lost_seen, func_to_mono(k->clk, d->lost_from),
+			       func_to_mono(k->clk, d->lost_to));
+		p->lost += lost - st->lost_seen;
+	}
+	/* A thread that ended without a word ends at its last record. */
+	uint64_t end = done ? d->exit_ts : st->last_ts ? st->last_ts : d->start_ts;
+	union tpp_val v = {.i = st->pid};
+	if (r >= 0)
+		r = tpp_w_event(k->w, st->stream, k->t_thread_exit, func_to_mono(k->clk, end), st->tid, &v);
+	if (st->cur)
+		put_chunk(p, st->cur - 1);
+	*st = (struct tslot){0};
+	d->first = TPP_RT_NONE;
+	__atomic_store_n(&d->state, TPP_RT_THREAD_FREE, __ATOMIC_RELEASE);
+	tpp_rt_push(&h->free_threads, i, tpp_rt_thread_link, h);
+	return r;
+}
+
+static int drain_thread(struct func_pool *p, const struct func_sink *k, uint32_t i, int *progress);
+
+/* The descriptor's first sight: a stream and a name. A thread id already
+ * live in another descriptor belongs to a runtime that exec replaced: that
+ * one is finished. */
+static int activate(struct func_pool *p, const struct func_sink *k, uint32_t i, uint32_t n)
+{
+	struct tpp_rt_thread *d = tpp_rt_thread_at(p->h, i);
+	struct tslot *st = &p->ts[i];
+	st->pid = d->pid;
+	st->tid = d->tid;
+	for (uint32_t j = 0; j < n; j++)
+		if (j != i && p->ts[j].active && p->ts[j].tid == st->tid && p->ts[j].pid == st->pid) {
+			int progress = 0, r = drain_thread(p, k, j, &progress);
+			if (r >= 0)
+				r = retire(p, k, j, 0);
+			if (r < 0)
+				return r;
+		}
+	uint32_t id = (*k->next_stream)++;
+	int r = tpp_w_stream(k->w, id, TPP_S_THREAD, -1, st->pid, st->tid);
+	if (r < 0)
+		return r;
+	char comm[17];
+	memcpy(comm, d->comm, 16);
+	comm[16] = 0;
+	r = tpp_w_task(k->w, func_to_mono(k->clk, d->start_ts), st->pid, st->tid, comm);
+	st->stream = id;
+	st->active = 1;
+	p->threads++;
+	if (k->new_pid)
+		k->new_pid(k->arg, st->pid);
+	return r;
+}
+
+static void note_entry(struct func_pool *p, const struct func_sink *k, int32_t pid, uint64_t a)
+{
+	unsigned j = (unsigned)((a * 0x9E3779B97F4A7C15ull) >> 56);
+	if (p->seen[j].ok && p->seen[j].addr == a && p->seen[j].pid == pid)
+		return;
+	p->seen[j].addr = a;
+	p->seen[j].pid = pid;
+	p->seen[j].ok = 1;
+	k->note(k->arg, pid, a);
+}
+
+/* Events of records [from, to) of chunk c. */
+static int emit(struct func_pool *p, const struct func_sink *k, struct tslot *st, struct tpp_rt_chunk *c,
+		uint64_t from, uint64_t to)
+{
+	const struct tpp_rt_rec *rec = tpp_rt_chunk_recs(c);
+	for (uint64_t i = from; i < to; i++) {
+		struct tpp_rt_rec r = rec[i];
+		unsigned kind = (unsigned)(r.word >> TPP_RT_KIND_SHIFT);
+		unsigned why = (unsigned)(r.word >> TPP_RT_WHY_SHIFT) & TPP_RT_WHY_MASK;
+		if (kind > TPP_RT_UNWIND)
+			continue; /* data records of a later runtime */
+		union tpp_val v[2] = {{.u = r.word & TPP_RT_ADDR_MASK}, {.u = why}};
+		uint16_t type = kind == TPP_RT_ENTRY ? (why ? k->t_resume : k->t_entry)
+						     : kind == TPP_RT_EXIT ? k->t_exit : k->t_unwind;
+		int e = tpp_w_event(k->w, st->stream, type, func_to_mono(k->clk, r.ts), st->tid, v);
+		if (e < 0)
+			return e;
+		if (kind == TPP_RT_ENTRY && !why)
+			note_entry(p, k, st->pid, v[0].u);
+	}
+	if (to > from) {
+		st->last_ts = rec[to - 1].ts;
+		p->events += to - from;
+	}
+	return 0;
+}
+
+/* Everything thread i has published; *progress when there was any. */
+static int drain_thread(struct func_pool *p, const struct func_sink *k, uint32_t i, int *progress)
+{
+	struct tpp_rt_hdr *h = p->h;
+	struct tpp_rt_thread *d = tpp_rt_thread_at(h, i);
+	struct tslot *st = &p->ts[i];
+	if (!st->cur) {
+		uint32_t f = __atomic_load_n(&d->first, __ATOMIC_ACQUIRE);
+		if (f >= h->nchunks)
+			return 0;
+		st->cur = f + 1;
+		st->rd = 0;
+		st->cur_lost_done = 0;
+	}
+	for (uint32_t steps = 0; steps <= h->nchunks; steps++) {
+		struct tpp_rt_chunk *c = tpp_rt_chunk_at(h, st->cur - 1);
+		/* next before used: a chunk with a successor has published its last record */
+		uint32_t nx = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
+		uint64_t used = __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
+		if (used > h->chunk_recs)
+			used = h->chunk_recs;
+		if (!st->cur_lost_done) {
+			st->cur_lost_done = 1;
+			if (c->lost) {
+				/* where it happened: before this chunk's first record */
+				int r = tpp_w_lost(k->w, st->stream, c->lost, func_to_mono(k->clk, c->lost_from),
+						   func_to_mono(k->clk, c->lost_to));
+				if (r < 0)
+					return r;
+				st->lost_seen += c->lost;
+				p->lost += c->lost;
+			}
+		}
+		if (used > st->rd) {
+			int r = emit(p, k, st, c, st->rd, used);
+			if (r < 0)
+				return r;
+			st->rd = used;
+			*progress = 1;
+		}
+		if (nx >= h->nchunks || nx == st->cur - 1)
+			return 0;
+		put_chunk(p, st->cur - 1);
+		st->cur = nx + 1;
+		st->rd = 0;
+		st->cur_lost_done = 0;
+	}
+	return 0;
+}
+
+static void drain_procs(struct func_pool *p, const struct func_sink *k)
+{
+	struct tpp_rt_hdr *h = p->h;
+	uint32_t np = __atomic_load_n(&h->next_proc, __ATOMIC_ACQUIRE);
+	if (np > h->nprocs)
+		np = h->nprocs;
+	for (uint32_t i = 0; i < np; i++) {
+		struct tpp_rt_proc *pr = tpp_rt_proc_at(h, i);
+		uint32_t g = __atomic_load_n(&pr->gen, __ATOMIC_ACQUIRE);
+		if (!__atomic_load_n(&pr->state, __ATOMIC_ACQUIRE) || (g & 1) || g == p->proc_gen[i])
+			continue;
+		uint32_t len = pr->maps_len;
+		int32_t pid = pr->pid;
+		if (len > TPP_RT_MAPS_MAX)
+			continue;
+		char *copy = malloc(len ? len : 1);
+		if (!copy)
+			continue;
+		memcpy(copy, pr->maps, len);
+		if (__atomic_load_n(&pr->gen, __ATOMIC_ACQUIRE) == g) {
+			k->maps(k->arg, pid, copy, len);
+			p->proc_gen[i] = g;
+		}
+		free(copy);
+	}
+}
+
+int func_pool_drain(struct func_pool *p, const struct func_sink *k, int final)
+{
+	struct tpp_rt_hdr *h = p->h;
+	drain_procs(p, k);
+	uint64_t fresh = __atomic_load_n(&h->free_threads.fresh, __ATOMIC_ACQUIRE);
+	uint32_t n = fresh > h->nthreads ? h->nthreads : (uint32_t)fresh;
+	uint64_t now = mono_now();
+	for (uint32_t i = 0; i < n; i++) {
+		struct tpp_rt_thread *d = tpp_rt_thread_at(h, i);
+		struct tslot *st = &p->ts[i];
+		/* Read before the records: a done thread has published its last one. */
+		uint32_t state = __atomic_load_n(&d->state, __ATOMIC_ACQUIRE);
+		if (state == TPP_RT_THREAD_FREE || state > TPP_RT_THREAD_DONE)
+			continue;
+		int r = 0, progress = 0;
+		if (!st->active && (r = activate(p, k, i, n)) < 0)
+			return r;
+		if ((r = drain_thread(p, k, i, &progress)) < 0)
+			return r;
+		if (state == TPP_RT_THREAD_DONE) {
+			if ((r = retire(p, k, i, 1)) < 0)
+				return r;
+			continue;
+		}
+		if (progress) {
+			st->idle_since = 0;
+			continue;
+		}
+		if (!st->idle_since)
+			st->idle_since = now;
+		if (final || now - st->idle_since > IDLE_CHECK_NS) {
+			if (syscall(SYS_tgkill, st->pid, st->tid, 0) < 0 && errno == ESRCH) {
+				if ((r = retire(p, k, i, 0)) < 0)
+					return r;
+			} else {
+				st->idle_since = now;
+			}
+		}
+	}
+	struct stat fs;
+	if (fstat(p->fd, &fs) == 0 && (uint64_t)fs.st_blocks * 512 > p->shm_peak)
+		p->shm_peak = (uint64_t)fs.st_blocks * 512;
+	return 0;
+}
+
+int func_pool_finish(struct func_pool *p, const struct func_sink *k)
+{
+	int r = func_pool_drain(p, k, 1);
+	if (r < 0)
+		return r;
+	struct tpp_rt_hdr *h = p->h;
+	uint64_t nolost = __atomic_load_n(&h->no_slot_lost, __ATOMIC_RELAXED);
+	if (nolost) {
+		p->lost += nolost;
+		r = tpp_w_lost(k->w, UINT32_MAX, nolost, func_to_mono(k->clk, h->no_slot_from),
+			       func_to_mono(k->clk, h->no_slot_to));
+	}
+	return r;
+}
+
+void func_pool_stats(const struct func_pool *p, struct func_pool_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (!p || !p->h)
+		return;
+	s->budget = p->len;
+	s->shm_peak = p->shm_peak;
+	s->chunk_bytes = p->h->chunk_bytes;
+	s->threads = p->threads;
+	s->events = p->events;
+	s->lost = p->lost;
+	s->lost_no_slot = __atomic_load_n(&p->h->no_slot_lost, __ATOMIC_RELAXED);
+}
+
+void func_pool_free(struct func_pool *p)
+{
+	if (!p)
+		return;
+	if (p->h)
+		munmap(p->h, p->len);
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p->ts);
+	free(p->proc_gen);
+	free(p);
+}
