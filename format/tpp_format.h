@@ -119,6 +119,12 @@ int tpp_w_stream(struct tpp_writer *w, uint32_t id, enum tpp_skind kind,
 int tpp_w_event(struct tpp_writer *w, uint32_t stream, uint16_t type, uint64_t ts,
 		int32_t tid, const union tpp_val *vals);
 
+/* Appends n events to a thread stream, each of a type whose one field is
+ * an integer (u64 or s64): types[i], ts[i], vals[i]. The file is what n
+ * tpp_w_event calls would write; the cost per event is a fraction. */
+int tpp_w_events1(struct tpp_writer *w, uint32_t stream, size_t n, const uint16_t *types, const uint64_t *ts,
+		  const uint64_t *vals);
+
 /* Metadata records (specs/format.md "Metadata"). */
 int tpp_w_task(struct tpp_writer *w, uint64_t ts, int32_t pid, int32_t tid, const char *comm);
 int tpp_w_mmap(struct tpp_writer *w, uint64_t ts, int32_t pid, uint64_t start, uint64_t end,

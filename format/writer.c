@@ -651,6 +651,117 @@ int tpp_w_event(struct tpp_writer *w, uint32_t stream, uint16_t type, uint64_t t
 	return 0;
 }
 
+/* The column of type t in s, ready for an event: grown, allocated, marked
+ * present. NULL when out of memory. */
+static struct wcols *type_cols(struct wstream *s, const struct wtype *t, uint16_t type)
+{
+	if (type >= s->ncols && grow_cols(s, type) < 0)
+		return NULL;
+	struct wcols *c = s->cols[type];
+	if (!c) {
+		c = s->cols[type] = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->n = t->nfields;
+	}
+	if (!c->present) {
+		c->present = 1;
+		s->present[s->npresent++] = type;
+	}
+	return c;
+}
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)v | 0x80;
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* Bytes one event may take at most: type, time and value varints. */
+#define EV1_MAX 23
+
+int tpp_w_events1(struct tpp_writer *w, uint32_t stream, size_t n, const uint16_t *types, const uint64_t *ts,
+		  const uint64_t *vals)
+{
+	if (__builtin_expect(w->err != 0, 0))
+		return w->err;
+	struct wstream *s = find_stream(w, stream);
+	if (!s)
+		return -ENOENT;
+	if (s->kind != TPP_S_THREAD)
+		return -EINVAL;
+	while (n) {
+		size_t m = w->o.chunk_events - s->count, room = w->o.chunk_bytes - s->bytes - s->strs.pool.len;
+		if (w->o.chunk_bytes <= s->bytes + s->strs.pool.len)
+			room = 0;
+		if (m > room / EV1_MAX + 1)
+			m = room / EV1_MAX + 1;
+		if (m > n)
+			m = n;
+		/* every type of the batch checked once, its column room made */
+		uint16_t chk[4];
+		unsigned nchk = 0;
+		for (size_t k = 0; k < m; k++) {
+			uint16_t type = types[k];
+			unsigned j = 0;
+			while (j < nchk && chk[j] != type)
+				j++;
+			if (j < nchk)
+				continue;
+			if (nchk < 4)
+				chk[nchk++] = type;
+			const struct wtype *t = type < TPP_MAX_TYPES ? &w->types[type] : NULL;
+			if (!t || !t->defined || t->nfields != 1 || (t->ftypes[0] != TPP_F_U64 && t->ftypes[0] != TPP_F_S64))
+				return -EINVAL;
+			struct wcols *c = type_cols(s, t, type);
+			if (!c || buf_reserve(&c->f[0], m * 10))
+				return fail(w, -ENOMEM, "out of memory");
+		}
+		if (buf_reserve(&s->types, m * 3) || buf_reserve(&s->ts, m * 10))
+			return fail(w, -ENOMEM, "out of memory");
+		uint8_t *pt = s->types.data + s->types.len, *pts = s->ts.data + s->ts.len;
+		uint8_t *t0 = pt, *ts0 = pts;
+		uint64_t prev = s->prev_ts, grew = 0;
+		if (!s->count)
+			s->min_ts = s->max_ts = ts[0];
+		for (size_t k = 0; k < m; k++) {
+			uint64_t t = ts[k];
+			struct wcols *c = s->cols[types[k]];
+			pt = put_varint(pt, types[k]);
+			s->backwards |= (s->count || k) && t < prev;
+			s->min_ts = t < s->min_ts ? t : s->min_ts;
+			s->max_ts = t > s->max_ts ? t : s->max_ts;
+			pts = put_varint(pts, zigzag((int64_t)(t - prev)));
+			prev = t;
+			struct buf *fb = &c->f[0];
+			uint8_t *pv = fb->data + fb->len, *pe = put_varint(pv, zigzag((int64_t)(vals[k] - c->last[0])));
+			c->last[0] = vals[k];
+			fb->len += (size_t)(pe - pv);
+			grew += (uint64_t)(pe - pv);
+		}
+		s->types.len += (size_t)(pt - t0);
+		s->ts.len += (size_t)(pts - ts0);
+		s->prev_ts = prev;
+		s->bytes += grew + (size_t)(pt - t0) + (size_t)(pts - ts0);
+		s->count += (uint32_t)m;
+		w->st.events += m;
+		if (s->count >= w->o.chunk_events || s->bytes + s->strs.pool.len >= w->o.chunk_bytes) {
+			int e = flush_stream(w, s);
+			if (e < 0)
+				return e;
+		}
+		types += m;
+		ts += m;
+		vals += m;
+		n -= m;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- metadata */
 
 int tpp_w_task(struct tpp_writer *w, uint64_t ts, int32_t pid, int32_t tid, const char *comm)
