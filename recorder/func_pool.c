@@ -249,25 +249,46 @@ static void note_entry(struct func_pool *p, const struct func_sink *k, int32_t p
 	k->note(k->arg, pid, a);
 }
 
-/* Events of records [from, to) of chunk c. */
+/* Events of records [from, to) of chunk c, in batches for the writer. */
 static int emit(struct func_pool *p, const struct func_sink *k, struct tslot *st, struct tpp_rt_chunk *c,
 		uint64_t from, uint64_t to)
 {
+	enum { BATCH = 512 };
 	const struct tpp_rt_rec *rec = tpp_rt_chunk_recs(c);
-	for (uint64_t i = from; i < to; i++) {
-		struct tpp_rt_rec r = rec[i];
-		unsigned kind = (unsigned)(r.word >> TPP_RT_KIND_SHIFT);
-		unsigned why = (unsigned)(r.word >> TPP_RT_WHY_SHIFT) & TPP_RT_WHY_MASK;
-		if (kind > TPP_RT_UNWIND)
-			continue; /* data records of a later runtime */
-		union tpp_val v[2] = {{.u = r.word & TPP_RT_ADDR_MASK}, {.u = why}};
-		uint16_t type = kind == TPP_RT_ENTRY ? (why ? k->t_resume : k->t_entry)
-						     : kind == TPP_RT_EXIT ? k->t_exit : k->t_unwind;
-		int e = tpp_w_event(k->w, st->stream, type, func_to_mono(k->clk, r.ts), st->tid, v);
+	uint16_t ty[BATCH];
+	uint64_t ts[BATCH], va[BATCH];
+	for (uint64_t i = from; i < to;) {
+		size_t n = 0;
+		const struct tpp_rt_rec *slow = NULL;
+		for (; i < to && n < BATCH; i++) {
+			struct tpp_rt_rec r = rec[i];
+			unsigned kind = (unsigned)(r.word >> TPP_RT_KIND_SHIFT);
+			if (kind > TPP_RT_UNWIND)
+				continue; /* data records of a later runtime */
+			uint64_t a = r.word & TPP_RT_ADDR_MASK;
+			if (kind == TPP_RT_UNWIND || (r.word >> TPP_RT_WHY_SHIFT) & TPP_RT_WHY_MASK) {
+				/* func_unwind and func_resume carry why: two fields */
+				slow = &rec[i++];
+				break;
+			}
+			if (kind == TPP_RT_ENTRY)
+				note_entry(p, k, st->pid, a);
+			ty[n] = kind == TPP_RT_ENTRY ? k->t_entry : k->t_exit;
+			ts[n] = func_to_mono(k->clk, r.ts);
+			va[n++] = a;
+		}
+		int e = tpp_w_events1(k->w, st->stream, n, ty, ts, va);
 		if (e < 0)
 			return e;
-		if (kind == TPP_RT_ENTRY && !why)
-			note_entry(p, k, st->pid, v[0].u);
+		if (slow) {
+			unsigned kind = (unsigned)(slow->word >> TPP_RT_KIND_SHIFT);
+			unsigned why = (unsigned)(slow->word >> TPP_RT_WHY_SHIFT) & TPP_RT_WHY_MASK;
+			union tpp_val v[2] = {{.u = slow->word & TPP_RT_ADDR_MASK}, {.u = why}};
+			e = tpp_w_event(k->w, st->stream, kind == TPP_RT_ENTRY ? k->t_resume : k->t_unwind,
+					func_to_mono(k->clk, slow->ts), st->tid, v);
+			if (e < 0)
+				return e;
+		}
 	}
 	if (to > from) {
 		st->last_ts = rec[to - 1].ts;
