@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# The function runtime's shared pool (recorder/rt/tpp_rt_abi.h): any number
+# of threads traced from one bounded pool, every record either in the file
+# or counted as lost in its thread's stream, shared memory never above the
+# budget as the kernel counts it, no name in /dev/shm to attack, and a
+# recorder killed with SIGKILL leaving a file that opens and names its
+# functions. Truth: the sample's own call counts, the kernel's view of the
+# memfd (/proc/PID/fd), the file system.
+# san: skip
+. "$(dirname "$0")/lib.sh"
+S=$B/samples
+NCPU=$(getconf _NPROCESSORS_ONLN)
+
+# "tid entries exits thread_exits" per thread stream of a file, and per
+# stream the lost records: "tid lost".
+per_thread() { # FILE
+	"$TRACEPP" dump "$1" --format=json | python3 -c '
+import json, sys, collections
+n = collections.defaultdict(lambda: [0, 0, 0])
+for l in sys.stdin:
+    d = json.loads(l)
+    k = {"func_entry": 0, "func_exit": 1, "func_thread_exit": 2}.get(d["type"])
+    if k is not None:
+        n[d["tid"]][k] += 1
+for tid, v in sorted(n.items()):
+    print(tid, *v)'
+}
+lost_per_thread() { # FILE
+	"$TRACEPP" info --format=json "$1" | python3 -c '
+import json, sys, collections
+d = json.load(sys.stdin)
+tid = {s["id"]: s["tid"] for s in d["streams"]}
+lost = collections.Counter()
+for l in d["lost_by_stream"]:
+    lost[tid.get(l["stream"], -1)] += l["count"]
+for t, c in sorted(lost.items()):
+    print(t, c)'
+}
+# The pool of a running recorder as the kernel sees it: "size blocks*512 mode".
+pool_stat() { # PID
+	for f in /proc/$1/fd/*; do
+		case $(readlink "$f") in "/memfd:tpp-rt"*)
+			stat -L -c '%s %b %B %a' "$f" | awk '{print $1, $2 * $3, $4}'; return 0 ;;
+		esac
+	done
+	return 1
+}
+
+test_expect '1000 threads started one after another: every one traced, with all its calls' '
+	"$TRACEREC" record -q -o t.tpp -- "$S/s-many-threads-pg" 1000 10 seq >/dev/null &&
+	per_thread t.tpp >n.txt &&
+	echo "threads: $(wc -l <n.txt)" && [ "$(wc -l <n.txt)" = 1001 ] &&
+	# the main thread: main; each worker: worker and 10 leaf calls, one exit event
+	[ "$(grep -c "^[0-9]* 11 11 1$" n.txt)" = 1000 ] && [ "$(grep -c "^[0-9]* 1 1 1$" n.txt)" = 1 ] &&
+	[ -z "$(lost_per_thread t.tpp)" ]
+'
+
+test_expect '300 threads at once, 64 MiB budget, recorder stopped meanwhile: the pool runs out, every record is in the file or counted lost in its thread, memory never above the budget' '
+	budget=$((64 << 20))
+	"$TRACEREC" record -b $((64 / NCPU))M -o t.tpp -- "$S/s-many-threads-pg" 300 20000 conc "$PWD/go" >/dev/null 2>err &
+	rec=$!
+	# every thread made its first call (worker) and waits: then stop the drain
+	for i in $(seq 200); do
+		p=$(pgrep -P $rec -f s-many-threads) && [ "$(awk "/^Threads:/ {print \$2}" /proc/$p/status)" = 301 ] && break
+		sleep 0.05
+	done
+	kill -STOP $rec && touch go &&
+	for i in $(seq 600); do [ -e go.done ] && break; sleep 0.05; done
+	st=$(pool_stat $rec); kill -CONT $rec; wait $rec; rc=$?
+	cat err; echo "pool: $st (size, bytes allocated, mode)"
+	[ $rc = 0 ] && [ -e go.done ] && set -- $st && [ "$1" = $budget ] && [ "$2" -le $budget ] && [ "$3" = 600 ] &&
+	per_thread t.tpp >n.txt && lost_per_thread t.tpp >l.txt && python3 - n.txt l.txt $budget <<-EOF
+	import sys
+	n = {l.split()[0]: list(map(int, l.split()[1:])) for l in open(sys.argv[1])}
+	lost = {l.split()[0]: int(l.split()[1]) for l in open(sys.argv[2])}
+	workers = [t for t, v in n.items() if v[0] > 1 or lost.get(t, 0)]
+	print("threads", len(n), "workers", len(workers), "lost", sum(lost.values()))
+	assert len(n) == 301 and len(workers) == 300, (len(n), len(workers))
+	assert sum(lost.values()) > 0, "the budget never ran out"
+	for t in workers:
+	    # worker() and 20000 leaf() calls: 40002 records, each stored or counted
+	    got = n[t][0] + n[t][1] + lost.get(t, 0)
+	    assert got == 40002 and n[t][2] == 1, (t, n[t], lost.get(t))
+	assert -1 not in map(int, lost), "losses not tied to a thread"
+	EOF
+	"$TRACEPP" info --format=json t.tpp | python3 -c "
+import json, sys
+r = json.load(sys.stdin)[\"recorder\"]; print(r)
+assert r[\"shm_budget_bytes\"] == $budget and 0 < r[\"shm_peak_bytes\"] <= $budget"
+'
+
+if command -v setpriv >/dev/null && [ -w /proc/sys/fs/protected_symlinks ]; then
+test_expect 'no /dev/shm name: symlinks planted by another user at the old names are neither followed nor replaced, and a SIGKILL leaves nothing behind' '
+	chmod 755 . && echo precious >victim && chmod 644 victim
+	ps0=$(cat /proc/sys/fs/protected_symlinks); echo 0 >/proc/sys/fs/protected_symlinks
+	last=$(cat /proc/sys/kernel/ns_last_pid)
+	setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "
+		for p in \$(seq $((last + 1)) $((last + 400))); do ln -s $PWD/victim /dev/shm/tpp-rt-\$p 2>/dev/null; done"
+	planted=$(ls /dev/shm | grep -c "^tpp-rt-")
+	ok=1
+	for i in 1 2 3; do "$TRACEREC" record -q -o t$i.tpp -- "$S/s-threads-pg" >/dev/null || ok=0; done
+	"$TRACEREC" record -q -o k.tpp -- "$S/s-calls-pg" 2000000000 >/dev/null & rec=$!
+	sleep 1; child=$(pgrep -P $rec -f s-calls-pg); kill -9 $rec; wait $rec
+	sleep 0.2; kill -0 $child && kill $child
+	# whatever else other tests put in /dev/shm, no tpp-rt-* but the planted links
+	mine=$(find /dev/shm -maxdepth 1 -name "tpp-rt-*" ! -user 65534 | wc -l)
+	find /dev/shm -maxdepth 1 -name "tpp-rt-*" -user 65534 -lname "$PWD/victim" -delete
+	echo $ps0 >/proc/sys/fs/protected_symlinks
+	echo "planted $planted; victim: $(cat victim); tpp-rt-* not planted: $mine"
+	[ $ok = 1 ] && [ "$planted" -gt 100 ] && [ "$(cat victim)" = precious ] && [ "$mine" = 0 ] &&
+	"$TRACEPP" info k.tpp >/dev/null
+'
+else
+	test_skip 'planted /dev/shm symlinks' 'setpriv or a writable fs.protected_symlinks missing'
+fi
+
+test_expect 'SIGKILL of the recorder in its first second: the file has its header and opens' '
+	"$TRACEREC" record -q -o k.tpp -- "$S/s-calls-pg" 2000000000 >/dev/null & rec=$!
+	for i in $(seq 100); do child=$(pgrep -P $rec -f s-calls-pg) && break; sleep 0.01; done
+	sleep 0.2; kill -9 $rec; wait $rec; kill $child
+	ls -l k.tpp && [ -s k.tpp ] && "$TRACEPP" info k.tpp
+'
+
+test_expect 'SIGKILL of the recorder later: symbols, maps and task names are in the file' '
+	"$TRACEREC" record -q -o k.tpp -- "$S/s-calls-pg" 2000000000 >/dev/null & rec=$!
+	sleep 2.5; child=$(pgrep -P $rec -f s-calls-pg); kill -9 $rec; wait $rec
+	sleep 0.2; alive=0; kill -0 $child && alive=1 && kill $child
+	echo "the traced program outlived the recorder: $alive"
+	"$TRACEPP" info k.tpp | grep -E "^(metadata|events)" &&
+	"$TRACEPP" dump k.tpp --format=json | head -200000 | python3 -c "
+import json, sys, collections
+c = collections.Counter(); comm = set()
+for l in sys.stdin:
+    d = json.loads(l)
+    if d[\"type\"] == \"func_entry\":
+        c[d.get(\"sym\", \"?\")] += 1; comm.add(d.get(\"task\"))
+print(dict(c), comm)
+assert c[\"leaf\"] > 1000 and c[\"main\"] == 1 and c[\"loop\"] == 1 and \"?\" not in c, c
+assert comm == {\"s-calls-pg\"}, comm" && [ $alive = 1 ]
+'
+test_done
