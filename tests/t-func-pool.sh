@@ -94,20 +94,32 @@ test_expect 'no /dev/shm name: symlinks planted by another user at the old names
 	chmod 755 . && echo precious >victim && chmod 644 victim
 	ps0=$(cat /proc/sys/fs/protected_symlinks); echo 0 >/proc/sys/fs/protected_symlinks
 	last=$(cat /proc/sys/kernel/ns_last_pid)
-	setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "
-		for p in \$(seq $((last + 1)) $((last + 400))); do ln -s $PWD/victim /dev/shm/tpp-rt-\$p 2>/dev/null; done"
+	# one process plants them all: the pids it would use up itself are the ones to catch
+	setpriv --reuid=65534 --regid=65534 --clear-groups python3 -c "
+import os
+for p in range($((last + 1)), $((last + 3000))):
+    try: os.symlink(\"$PWD/victim\", \"/dev/shm/tpp-rt-%d\" % p)
+    except OSError: pass"
 	planted=$(ls /dev/shm | grep -c "^tpp-rt-")
-	ok=1
-	for i in 1 2 3; do "$TRACEREC" record -q -o t$i.tpp -- "$S/s-threads-pg" >/dev/null || ok=0; done
-	"$TRACEREC" record -q -o k.tpp -- "$S/s-calls-pg" 2000000000 >/dev/null & rec=$!
+	ok=1 pids=
+	for i in 1 2 3; do
+		"$TRACEREC" record -q -o t$i.tpp -- "$S/s-threads-pg" >/dev/null & pids="$pids $!"; wait $! || ok=0
+	done
+	"$TRACEREC" record -q -o k.tpp -- "$S/s-calls-pg" 2000000000 >/dev/null & rec=$!; pids="$pids $rec"
 	sleep 1; child=$(pgrep -P $rec -f s-calls-pg); kill -9 $rec; wait $rec
 	sleep 0.2; kill -0 $child && kill $child
-	# whatever else other tests put in /dev/shm, no tpp-rt-* but the planted links
-	mine=$(find /dev/shm -maxdepth 1 -name "tpp-rt-*" ! -user 65534 | wc -l)
+	# at the names the old code used for these recorders: only the planted links, unchanged
+	mine=0 inrange=1
+	for p in $pids; do
+		[ "$p" -gt "$last" ] && [ "$p" -lt $((last + 3000)) ] || inrange=0
+		f=/dev/shm/tpp-rt-$p
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		[ -L "$f" ] && [ "$(stat -c %U "$f")" = nobody ] && [ "$(readlink "$f")" = "$PWD/victim" ] || mine=$((mine + 1))
+	done
 	find /dev/shm -maxdepth 1 -name "tpp-rt-*" -user 65534 -lname "$PWD/victim" -delete
 	echo $ps0 >/proc/sys/fs/protected_symlinks
-	echo "planted $planted; victim: $(cat victim); tpp-rt-* not planted: $mine"
-	[ $ok = 1 ] && [ "$planted" -gt 100 ] && [ "$(cat victim)" = precious ] && [ "$mine" = 0 ] &&
+	echo "planted $planted; recorders $pids (at planted names: $inrange); victim: $(cat victim); not the planted link: $mine"
+	[ $ok = 1 ] && [ "$planted" -gt 2000 ] && [ $inrange = 1 ] && [ "$(cat victim)" = precious ] && [ "$mine" = 0 ] &&
 	"$TRACEPP" info k.tpp >/dev/null
 '
 else
