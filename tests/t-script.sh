@@ -300,6 +300,34 @@ test_expect 'dump --where keeps exactly the events a Python filter keeps, the ke
 	! "$TRACEPP" dump --where "prev_comm > \"x\"" "$G" 2>e2 && cat e2 && [ $(wc -l <e2) = 1 ]
 '
 
+test_expect '--where on the analysis commands: a filter passing all changes nothing, one passing some feeds only those events' '
+	for c in "latency $G" "sched $G" "io $G" "net $G" "replay $F" "callgraph $F"; do
+		"$TRACEPP" $c >all.txt 2>&1 && "$TRACEPP" ${c%% *} --where "common_pid >= 0" ${c#* } >w.txt 2>&1 &&
+		[ -s all.txt ] && cmp all.txt w.txt || { echo "${c%% *} differs"; exit 1; }
+	done &&
+	"$TRACEPP" replay --where "common_pid == 4244" "$F" >w.txt && "$TRACEPP" replay --tid 4244 "$F" >t.txt && [ -s t.txt ] && cmp w.txt t.txt &&
+	"$TRACEPP" callgraph --where "common_pid == 4244" "$F" >w.txt && "$TRACEPP" callgraph --tid 4244 "$F" >t.txt && cmp w.txt t.txt &&
+	! cmp -s w.txt all.txt &&
+	"$TRACEPP" io --where "rwbs ~ \"R*\"" "$G" >w.txt && "$TRACEPP" io "$G" >all.txt && cat w.txt &&
+	[ $(wc -l <w.txt) = 2 ] && [ "$(grep " read " w.txt | tr -s " ")" = "$(grep " read " all.txt | tr -s " ")" ] &&
+	"$TRACEPP" sched --where "prev_state == 1" --format=csv "$G" >s.csv 2>/dev/null &&
+	python3 - "$_scratch/g.json" s.csv <<-\PY &&
+	import json, sys, csv, collections
+	want = collections.Counter()
+	for l in open(sys.argv[1]):
+	    e = json.loads(l)
+	    if e["type"] == "sched_switch" and e["prev_state"] == 1:
+	        want[str(e["prev_pid"])] += 1
+	rows = list(csv.DictReader(open(sys.argv[2])))
+	got = {r["tid"]: int(r["switches"]) for r in rows}
+	assert got == {k: v for k, v in want.items() if k != "0"}, (got, want)
+	assert all(r["switches"] == r["voluntary"] and r["wakeups"] == "0" for r in rows), rows
+	print(len(got), "tasks, switches as Python counts them")
+	PY
+	! "$TRACEPP" latency --where "nosuch == 1" "$G" 2>e1 && cat e1 && [ $(wc -l <e1) = 1 ] && grep -q "^tracepp latency: --where: 1:" e1 &&
+	{ "$TRACEPP" sched --where "prev_pid ==" "$G" 2>e2; [ $? = 2 ]; } && cat e2 && [ $(wc -l <e2) = 1 ]
+'
+
 test_expect 'exit() stops the run early, in an event or an interval: END, at that time, and the maps still come' '
 	"$TRACEPP" script -e "tracepoint:sched:sched_switch { @n = count(); if (@n == 100) { exit(); } } END { printf(\"end\n\"); }" "$G" >out.txt &&
 	cat out.txt && grep -qx "end" out.txt && grep -qx "@n: 100" out.txt &&

@@ -2,6 +2,7 @@
  * decoders, damaged chunks counted and skipped, progress on a terminal. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "analyze.h"
@@ -76,16 +77,29 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 {
 	memset(st, 0, sizeof(*st));
 	struct tpp_iter_opts o = {.sz = sizeof(o), .sorted = 1};
+	int (*keep)(void *, const struct tpp_event *) = NULL;
+	void *keep_ctx = NULL;
+	uint32_t *want = NULL;
 	if (f) {
 		o.from_ts = f->from_ts;
 		o.to_ts = f->to_ts;
 		o.want = f->want;
+		keep = f->keep;
+		keep_ctx = f->keep_ctx;
+		if (keep && f->want && f->keep_want) {
+			if (!(want = malloc(TPP_MAX_TYPES * sizeof(*want))))
+				return -ENOMEM;
+			for (unsigned i = 0; i < TPP_MAX_TYPES; i++)
+				want[i] = f->want[i] | f->keep_want[i];
+			o.want = want;
+		}
 	}
 	struct progress p;
 	progress_start(&p, r, show_progress);
 	struct tpp_iter *it;
 	int rc = tpp_iter_open(&it, r, &o);
 	if (rc < 0) {
+		free(want);
 		snprintf(st->last_error, sizeof(st->last_error), "%s", tpp_r_error(r));
 		return rc;
 	}
@@ -108,7 +122,7 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 		for (int i = 0; i < n; i++) {
 			st->last_ts = ev->ts;
 			st->events++;
-			if ((rc = fn(ctx, ev)) < 0)
+			if ((!keep || keep(keep_ctx, ev)) && (rc = fn(ctx, ev)) < 0)
 				break;
 			ev = (const struct tpp_event *)(const void *)((const char *)ev + stride);
 		}
@@ -118,6 +132,7 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 	}
 	progress_end(&p);
 	tpp_iter_close(it);
+	free(want); /* read by the iterator until it closes */
 	return rc < 0 ? rc : 0;
 }
 
@@ -125,6 +140,8 @@ int an_run_cols(struct tpp_reader *r, const struct an_filter *f, int threads, in
 		int (*fn)(void *ctx, const struct tpp_run *runs, int n), void *ctx, struct an_run_stats *st)
 {
 	memset(st, 0, sizeof(*st));
+	if (f && f->keep)
+		return -ENOTSUP;
 	struct tpp_scan_opts o = {.sz = sizeof(o), .threads = threads};
 	if (f) {
 		o.from_ts = f->from_ts;

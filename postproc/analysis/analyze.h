@@ -364,6 +364,12 @@ struct an_filter {
 	/* an_run_cols: tpp_scan_opts.prep */
 	void (*prep)(void *ctx, struct tpp_slice *sl, void *state);
 	void *prep_ctx;
+	/* Optional (--where): an event keep() refuses never reaches the
+	 * analysis; keep_want is what it reads, added to want. Only an_run
+	 * asks it: an_run_cols returns -ENOTSUP, so callers read rows. */
+	int (*keep)(void *ctx, const struct tpp_event *ev);
+	void *keep_ctx;
+	const uint32_t *keep_want;
 };
 /* Builds the whole call graph of the file (runs the loop over r, in time
  * order), for the threads and time range of f (NULL: everything). cg is

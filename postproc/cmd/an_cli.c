@@ -37,6 +37,9 @@ int acli_opt(struct acli *c, int opt, const char *arg)
 	case ACLI_OPT_RANGE:
 		c->range = arg;
 		return 1;
+	case ACLI_OPT_WHERE:
+		c->where = arg;
+		return 1;
 	case 't': {
 		/* comma-separated list, repeatable */
 		char *dup = strdup(arg), *save = NULL;
@@ -69,6 +72,12 @@ int acli_opt(struct acli *c, int opt, const char *arg)
 	}
 }
 
+/* --where, asked event by event by an_run */
+static int keep(void *ctx, const struct tpp_event *ev)
+{
+	return tps_filter_match(ctx, ev);
+}
+
 int acli_open(struct acli *c, int argc, char **argv)
 {
 	if (optind >= argc)
@@ -93,6 +102,24 @@ int acli_open(struct acli *c, int argc, char **argv)
 		}
 		c->f.from_ts = from;
 		c->f.to_ts = to;
+	}
+	if (c->where) {
+		char err[512] = "";
+		rc = tps_filter_new(&c->where_f, c->where, c->r, c->names, err, sizeof(err));
+		if (rc == 0 && !(c->where_want = calloc(TPP_MAX_TYPES, sizeof(*c->where_want))))
+			rc = -ENOMEM;
+		if (rc < 0) {
+			if (rc == -ENOMEM)
+				fprintf(stderr, "tracepp %s: out of memory\n", c->cmd);
+			else
+				fprintf(stderr, "tracepp %s: --where: %s\n", c->cmd, err[0] ? err : tpp_strerror(rc));
+			acli_close(c);
+			return rc == -ENOMEM ? 1 : 2;
+		}
+		tps_filter_want(c->where_f, c->where_want);
+		c->f.keep = keep;
+		c->f.keep_ctx = c->where_f;
+		c->f.keep_want = c->where_want;
 	}
 	return 0;
 }
@@ -120,6 +147,11 @@ void acli_close(struct acli *c)
 {
 	free(c->ty);
 	c->ty = NULL;
+	tps_filter_free(c->where_f);
+	free(c->where_want);
+	c->where_f = NULL;
+	c->where_want = NULL;
+	c->f.keep = NULL;
 	if (c->names)
 		tpp_names_close(c->names);
 	if (c->r)
@@ -146,6 +178,10 @@ int acli_task_wanted(const struct acli *c, int32_t tid, const char *comm)
 	return 1;
 }
 
+static const char where_usage[] =
+	"  --where=FILTER           only events the filter passes, in the kernel's filter syntax\n"
+	"                           (as tracerec --filter): 'prev_state == 1 && prev_comm ~ \"bash*\"'\n";
+
 int acli_start(struct acli *c, const struct acli_spec *sp, int argc, char **argv)
 {
 	static const struct option common[] = {ACLI_LONGOPTS};
@@ -170,10 +206,12 @@ int acli_start(struct acli *c, const struct acli_spec *sp, int argc, char **argv
 			continue;
 		if (opt == 'h') {
 			fputs(sp->usage, stdout);
+			fputs(where_usage, stdout);
 			return 0;
 		}
 		if (opt == '?' || opt == ':' || !sp->opt) {
 			fputs(sp->usage, stderr);
+			fputs(where_usage, stderr);
 			return 2;
 		}
 		if ((rc = sp->opt(c, sp->ctx, opt, optarg)))

@@ -1,12 +1,13 @@
 /* an_cli — what the analysis commands (replay, callgraph, latency, sched,
  * io, net) share: the common options (--format, --time-range, --tid,
- * --comm), opening the file and its names with one clear error line, and the
+ * --comm, --where), opening the file and its names with one clear error line, and the
  * closing warnings (damaged chunks, lost events). These print: they are the
  * CLI side of analyze.h. Time parsing follows postproc/cli.h. */
 #ifndef TPP_AN_CLI_H
 #define TPP_AN_CLI_H
 #include <getopt.h>
 #include "analyze.h"
+#include "script.h"
 #include "table.h"
 
 #define ACLI_MAX_TIDS 256
@@ -15,6 +16,9 @@ struct acli {
 	int fmt;           /* enum tbl_fmt */
 	const char *path;
 	const char *range; /* --time-range text until the file is open */
+	const char *where; /* --where text until the file is open */
+	struct tps_filter *where_f; /* compiled by acli_open: c->f.keep */
+	uint32_t *where_want;
 	struct an_filter f;
 	int32_t tids[ACLI_MAX_TIDS];
 	struct tpp_reader *r;
@@ -25,9 +29,11 @@ struct acli {
 };
 #define ACLI_OPT_FORMAT 0x1001
 #define ACLI_OPT_RANGE 0x1002
+#define ACLI_OPT_WHERE 0x1003
 #define ACLI_LONGOPTS                                                  \
 	{"format", required_argument, 0, ACLI_OPT_FORMAT},             \
 	{"time-range", required_argument, 0, ACLI_OPT_RANGE},          \
+	{"where", required_argument, 0, ACLI_OPT_WHERE},               \
 	{"tid", required_argument, 0, 't'},                            \
 	{"comm", required_argument, 0, 'c'},                           \
 	{"help", no_argument, 0, 'h'}
@@ -69,7 +75,7 @@ void acli_init(struct acli *c, const char *cmd);
 /* Handles a common option; 1 handled, 0 not common, -1 bad value (printed). */
 int acli_opt(struct acli *c, int opt, const char *arg);
 /* Takes the FILE operand from argv[optind], opens it and the names, parses
- * the time range. 0, or prints one error line, closes what it opened and
+ * the time range and compiles --where into c->f.keep. 0, or prints one error line, closes what it opened and
  * returns the exit status. */
 int acli_open(struct acli *c, int argc, char **argv);
 /* Prints warnings about what the analysis could not trust. */
