@@ -71,61 +71,105 @@ int main(void)
 	return 0;
 }
 EOF
-cc -O0 -g -pthread -o "$W/wl-a" "$W/wl.c" && cp "$W/wl-a" "$W/wl-b" || exit 1
+# names of this run's own: another run of this test at the same time on
+# the same host must not be counted by this one's comm filters
+N=w$(printf %04d $((RANDOM % 10000)))
+cc -O0 -g -pthread -o "$W/$N-a" "$W/wl.c" && cp "$W/$N-a" "$W/$N-b" || exit 1
 
 # The programs. Each bpftrace has its own run; tracepp reads one file.
 P=$_scratch/p
 mkdir -p "$P"
-cat >"$P/sys.bt" <<'EOF'
-tracepoint:raw_syscalls:sys_enter /strncmp(comm, "wl-", 3) == 0/ { @sys[comm] = count(); @calls[comm, args->id] = count(); }
-tracepoint:sched:sched_switch /strncmp(args->prev_comm, "wl-", 3) == 0/ { @sw[args->prev_comm, args->prev_state] = count(); }
+cat >"$P/sys.bt" <<EOF
+tracepoint:raw_syscalls:sys_enter /strncmp(comm, "$N-", 6) == 0/ { @sys[comm] = count(); @calls[comm, args->id] = count(); }
+tracepoint:sched:sched_switch /strncmp(args->prev_comm, "$N-", 6) == 0/ { @sw[args->prev_comm, args->prev_state] = count(); }
 EOF
-cat >"$P/read.bt" <<'EOF'
-tracepoint:syscalls:sys_exit_read /strncmp(comm, "wl-", 3) == 0/ { @bytes = hist(args->ret); @by[comm] = hist(args->ret); @n[comm] = sum(args->ret); }
+cat >"$P/read.bt" <<EOF
+tracepoint:syscalls:sys_exit_read /strncmp(comm, "$N-", 6) == 0/ { @bytes = hist(args->ret); @by[comm] = hist(args->ret); @n[comm] = sum(args->ret); }
 EOF
-cat >"$P/lat.bt" <<'EOF'
-tracepoint:syscalls:sys_enter_nanosleep /comm == "wl-a" || comm == "wl-b"/ { @start[tid] = nsecs; printf("%s %s\n", comm, strftime("%H:%M", nsecs)); }
+cat >"$P/lat.bt" <<EOF
+tracepoint:syscalls:sys_enter_nanosleep /comm == "$N-a" || comm == "$N-b"/ { @start[tid] = nsecs; printf("%s %s\n", comm, strftime("%H:%M", nsecs)); }
 tracepoint:syscalls:sys_exit_nanosleep /@start[tid]/ { @ms[comm] = lhist((nsecs - @start[tid]) / 1000000, 0, 100, 25); @n = count(); delete(@start[tid]); }
 EOF
 cat >"$P/dur.bt" <<EOF
-uprobe:$W/wl-a:work { @s[tid] = nsecs; @calls[probe] = count(); }
-uretprobe:$W/wl-a:work /@s[tid]/ { @ms = hist((nsecs - @s[tid]) / 1000000); @arg = stats((nsecs - @s[tid]) / 1000000); delete(@s[tid]); }
+uprobe:$W/$N-a:work { @s[tid] = nsecs; @calls[probe] = count(); }
+uretprobe:$W/$N-a:work /@s[tid]/ { @ms = hist((nsecs - @s[tid]) / 1000000); @arg = stats((nsecs - @s[tid]) / 1000000); delete(@s[tid]); }
 EOF
 # bpftrace has no speculations: the same lines from saved arguments
 cat >"$P/fail.bt" <<EOF
-uprobe:$W/wl-a:op { @a[tid] = arg0; }
-uretprobe:$W/wl-a:op /(int32)retval < 0/ { printf("op(%d)\nfailed %d\n", @a[tid], (int32)retval); @fails[comm] = count(); }
-uretprobe:$W/wl-a:op { delete(@a[tid]); }
+uprobe:$W/$N-a:op { @a[tid] = arg0; }
+uretprobe:$W/$N-a:op /(int32)retval < 0/ { printf("op(%d)\nfailed %d\n", @a[tid], (int32)retval); @fails[comm] = count(); }
+uretprobe:$W/$N-a:op { delete(@a[tid]); }
 EOF
 cat >"$P/spec.bt" <<EOF
-uprobe:$W/wl-a:op { self->s = speculation(); speculate(self->s); printf("op(%d)\n", args->i); }
-uretprobe:$W/wl-a:op /self->s/ { speculate(self->s); printf("failed %d\n", (int32)retval); }
-uretprobe:$W/wl-a:op /self->s && (int32)retval < 0/ { commit(self->s); self->s = 0; @fails[comm] = count(); }
-uretprobe:$W/wl-a:op /self->s/ { discard(self->s); self->s = 0; }
+uprobe:$W/$N-a:op { self->s = speculation(); speculate(self->s); printf("op(%d)\n", args->i); }
+uretprobe:$W/$N-a:op /self->s/ { speculate(self->s); printf("failed %d\n", (int32)retval); }
+uretprobe:$W/$N-a:op /self->s && (int32)retval < 0/ { commit(self->s); self->s = 0; @fails[comm] = count(); }
+uretprobe:$W/$N-a:op /self->s/ { discard(self->s); self->s = 0; }
 EOF
 
+# bpftrace attaches its probes one at a time after it prints "Attaching",
+# and a SIGINT that comes meanwhile is lost. So each bpftrace runs its
+# program between two probes of its own, one declared first and one last,
+# fired by runs of ${N}p (a name the programs' filters do not take): once
+# both have printed, every probe between them is in.
+cat >"$P/ready1.bt" <<EOF
+tracepoint:sched:sched_process_exec /comm == "${N}p"/ { printf("ready1\n"); }
+EOF
+cat >"$P/ready2.bt" <<EOF
+tracepoint:sched:sched_process_exit /comm == "${N}p"/ { printf("ready2\n"); }
+EOF
+cp /bin/true "$W/${N}p" || exit 1
+
+BTS="sys read lat dur fail"
+bt_ready() {
+	local i b n
+	for i in $(seq 600); do
+		"$W/${N}p"
+		n=0
+		for b in $BTS; do
+			grep -q '^ready1$' "$b.bt.out" && grep -q '^ready2$' "$b.bt.out" && n=$((n + 1))
+		done
+		[ $n = 5 ] && return 0
+		sleep 0.2
+	done
+	for b in $BTS; do echo "$b:"; cat "$b.bt.out" "$b.bt.err"; done
+	return 1
+}
+# SIGINT until each is gone (the first may come too early)
+stop_all() {
+	local k p alive
+	for k in $(seq 60); do
+		alive=
+		for p in "$@"; do kill -0 "$p" 2>/dev/null && alive=1 && kill -INT "$p" 2>/dev/null; done
+		[ -z "$alive" ] && break
+		sleep 0.5
+	done
+	wait "$@"
+}
+
 # Runs every bpftrace program and one tracerec over the same run of the
-# workload (wl-a, then wl-b), then tracepp script on the file.
+# workload ($N-a, then $N-b), then tracepp script on the file.
 live() {
 	rm -f t.tpp f.tpp ./*.bt.out
 	"$TRACEREC" record -q -a -b 8192 -e sched,syscalls,syscalls:sys_exit_read,syscalls:sys_enter_nanosleep,syscalls:sys_exit_nanosleep \
-		-u "$W/wl-a:work" -u "$W/wl-a:op" -A op:i -o t.tpp 2>rec.err & rp=$!
-	"$TRACEREC" record -q -a -b 4096 -e sched:sched_switch --filter 'prev_state == 1 && prev_comm ~ "wl-*"' -o f.tpp 2>recf.err & fp=$!
-	local bps= b
-	for b in sys read lat dur fail; do
-		timeout 120 bpftrace "$P/$b.bt" >"$b.bt.out" 2>"$b.bt.err" & bps="$bps $!"
+		-u "$W/$N-a:work" -u "$W/$N-a:op" -A op:i -o t.tpp 2>rec.err & rp=$!
+	"$TRACEREC" record -q -a -b 4096 -e sched:sched_switch --filter "prev_state == 1 && prev_comm ~ \"$N-*\"" -o f.tpp 2>recf.err & fp=$!
+	local bps= b ok=1
+	for b in $BTS; do
+		cat "$P/ready1.bt" "$P/$b.bt" "$P/ready2.bt" >"$b.live.bt"
+		timeout -k 10 300 bpftrace "$b.live.bt" >"$b.bt.out" 2>"$b.bt.err" & bps="$bps $!"
 	done
-	for b in sys read lat dur fail; do
-		for i in $(seq 600); do grep -q Attaching "$b.bt.out" && break; sleep 0.1; done
-		grep -q Attaching "$b.bt.out" || { cat "$b.bt.err"; return 1; }
-	done
+	bt_ready || ok=0
 	for i in $(seq 100); do grep -q tpp_ $TFS/uprobe_events && break; sleep 0.1; done
 	sleep 1 # the recorders' own start-up is over
-	"$W/wl-a" && "$W/wl-b" || return 1
-	sleep 0.5
-	kill -INT $bps; wait $bps
-	kill -INT $rp $fp; wait $rp $fp
+	if [ $ok = 1 ]; then
+		"$W/$N-a" && "$W/$N-b" || ok=0
+		sleep 0.5
+	fi
+	stop_all $bps
+	stop_all $rp $fp
 	"$TRACEPP" info t.tpp | sed -n "/^events/p;/^lost/p"
+	[ $ok = 1 ]
 }
 
 # same NAME [MINE]: bpftrace's NAME.bt.out against tracepp script on the
@@ -136,6 +180,7 @@ same() {
 	python3 - "$1.bt.out" "$1.mine" "$1.err" <<-\PY
 	import re, sys, btmaps
 	bt = open(sys.argv[1]).read().replace("Attaching", "#", 1).split("\n", 1)[1]
+	bt = "\n".join(l for l in bt.split("\n") if l not in ("ready1", "ready2"))
 	mine, err = open(sys.argv[2]).read(), open(sys.argv[3]).read()
 	# what the file says it does not hold: events the kernel fired but
 	# did not store, events the recorder lost
@@ -210,7 +255,7 @@ test_expect 'hist of function durations: the same maps as bpftrace live' "cd '$R
 test_expect 'a speculation keeping only failing calls: the lines and maps bpftrace prints from saved arguments' "cd '$R' && same fail spec"
 test_expect 'tracerec --filter and dump --where: the kernel filter and the offline one keep the same events' "
 	cd '$R' && '$TRACEPP' dump --format=json f.tpp >kf.json &&
-	'$TRACEPP' dump --format=json --where 'prev_state == 1 && prev_comm ~ \"wl-*\"' t.tpp >wf.json &&
+	'$TRACEPP' dump --format=json --where 'prev_state == 1 && prev_comm ~ \"$N-*\"' t.tpp >wf.json &&
 	python3 - <<-\PY
 	import json
 	# two instances stamp one event each with its own clock reading

@@ -264,6 +264,21 @@ static int find_field(const struct tpp_type *t, const char *name, uint32_t len)
 
 static struct sc_type gen_builtin_named(struct cg *g, struct sc_node *n, int id, int dst);
 
+/* A filter's name for what every event has, as the kernel names it: the
+ * builtin, or -1. */
+static int common_field(const struct sc_node *n)
+{
+	static const struct {
+		const char *name;
+		int id;
+	} common[] = {{"common_pid", B_TID}, {"pid", B_TID}, {"tid", B_TID}, {"comm", B_COMM}, {"COMM", B_COMM},
+		      {"cpu", B_CPU}, {"CPU", B_CPU}, {"common_cpu", B_CPU}};
+	for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
+		if (strlen(common[i].name) == n->nlen && !memcmp(common[i].name, n->name, n->nlen))
+			return common[i].id;
+	return -1;
+}
+
 static struct sc_type gen_field(struct cg *g, struct sc_node *n, int dst)
 {
 	struct sc_site *s = g->s;
@@ -275,15 +290,9 @@ static struct sc_type gen_field(struct cg *g, struct sc_node *n, int dst)
 	if (f >= 0)
 		return field(g, f, dst);
 	if (n->filter) {
-		/* the kernel's names for what every event has */
-		static const struct {
-			const char *name;
-			int id;
-		} common[] = {{"common_pid", B_TID}, {"pid", B_TID}, {"tid", B_TID}, {"comm", B_COMM}, {"COMM", B_COMM},
-			      {"cpu", B_CPU}, {"CPU", B_CPU}, {"common_cpu", B_CPU}};
-		for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
-			if (strlen(common[i].name) == n->nlen && !memcmp(common[i].name, n->name, n->nlen))
-				return gen_builtin_named(g, n, common[i].id, dst);
+		int id = common_field(n);
+		if (id >= 0)
+			return gen_builtin_named(g, n, id, dst);
 		/* the comparison is unknown for this type (sc_code's gen_flogic) */
 		g->missing = 1;
 		return T_NONE;
@@ -1278,6 +1287,28 @@ int sc_compile_sites(struct sc_prog *P)
 	return P->failed ? -EINVAL : 0;
 }
 
+/* The first field a filter names that no event type of the file has. */
+static const struct sc_node *unknown_field(const struct tpp_file_info *fi, const struct sc_node *n)
+{
+	if (!n)
+		return NULL;
+	if (n->kind == E_FIELD && n->filter && common_field(n) < 0) {
+		uint32_t i = 0;
+		while (i < fi->ntypes && !(fi->types[i].name && find_field(&fi->types[i], n->name, n->nlen) >= 0))
+			i++;
+		if (i == fi->ntypes)
+			return n;
+	}
+	const struct sc_node *u = unknown_field(fi, n->a);
+	if (!u)
+		u = unknown_field(fi, n->b);
+	if (!u)
+		u = unknown_field(fi, n->c);
+	for (uint32_t i = 0; !u && i < n->nkids; i++)
+		u = unknown_field(fi, n->kids[i]);
+	return u;
+}
+
 int sc_compile_filter(struct sc_prog *P, struct sc_node *expr)
 {
 	const struct tpp_file_info *fi = tpp_r_info(P->r);
@@ -1312,7 +1343,11 @@ int sc_compile_filter(struct sc_prog *P, struct sc_node *expr)
 	if (P->failed)
 		return -EINVAL;
 	if (!matchable) {
-		if (!P->err[0])
+		const struct sc_node *u = unknown_field(fi, expr);
+		if (u)
+			sc_errat(P->err, sizeof(P->err), u->pos, "'%.*s': no event type of %s has this field",
+				 (int)u->nlen, u->name, P->src_name);
+		else if (!P->err[0])
 			sc_errat(P->err, sizeof(P->err), expr->pos, "no event type of %s has the fields this filter names",
 				 P->src_name);
 		P->failed = 1;
