@@ -179,7 +179,35 @@ static void list_types(struct sc_prog *P, int uprobes, char *out, size_t len)
 	if (!n)
 		snprintf(out, len, "none");
 	else if (k + 40 >= len)
-		snprintf(out + k, len - k, ", ...");
+		snprintf(out + (k < len - 6 ? k : len - 6), 6, ", ...");
+}
+
+/* The binaries whose compiled-in entries and returns the file holds
+ * (the symbol tables it embeds), "" when it holds none. */
+static void list_compiled_in(struct sc_prog *P, char *out, size_t len)
+{
+	const struct tpp_file_info *fi = tpp_r_info(P->r);
+	const struct tpp_meta *m = tpp_r_meta(P->r);
+	uint32_t i = 0;
+	out[0] = 0;
+	while (i < fi->ntypes && ukind(&fi->types[i]) != 3)
+		i++;
+	if (i == fi->ntypes || !m)
+		return;
+	size_t k = 0;
+	for (size_t j = 0; j < m->nsymtabs && k + 40 < len; j++) {
+		if (!m->symtabs[j].path)
+			continue;
+		/* a path is bytes from the recorded host: no control bytes to the terminal */
+		char path[256];
+		size_t n = 0;
+		for (const char *c = m->symtabs[j].path; *c && n + 1 < sizeof(path); c++)
+			path[n++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
+		path[n] = 0;
+		k += (size_t)snprintf(out + k, len - k, "%s%s (%zu symbols)", k ? ", " : "", path, m->symtabs[j].nsyms);
+	}
+	if (k + 40 >= len)
+		snprintf(out + (k < len - 6 ? k : len - 6), 6, ", ...");
 }
 
 static int resolve_tp(struct sc_prog *P, struct sc_probe *p, uint32_t ap, const char *sys, const char *name,
@@ -271,10 +299,11 @@ static int resolve_u(struct sc_prog *P, struct sc_probe *p, uint32_t ap, const c
 		hits++;
 	}
 	if (!hits) {
-		char have[400];
+		char have[400], bins[400];
 		list_types(P, 1, have, sizeof(have));
-		sc_fail(P, pos, "%s: %s has no events of this function (uprobes recorded: %s)", as_written, P->src_name,
-			have);
+		list_compiled_in(P, bins, sizeof(bins));
+		sc_fail(P, pos, "%s: %s has no events of this function (uprobes recorded: %s%s%s)", as_written,
+			P->src_name, have, bins[0] ? "; compiled-in functions of: " : "", bins);
 		return -1;
 	}
 	return 0;
