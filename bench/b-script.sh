@@ -64,12 +64,24 @@ fi
 # 3. bpftrace, live: the workload's ping-pong with and without the one-liner
 if command -v bpftrace >/dev/null && [ "$(id -u)" = 0 ]; then
 	plain=() live=() n=()
+	READY=$W/b-script-ready
+	cp /bin/true "$READY"
+	R1='tracepoint:sched:sched_process_exec /comm == "b-script-ready"/ { printf("ready1\n"); }'
+	R2='tracepoint:sched:sched_process_exit /comm == "b-script-ready"/ { printf("ready2\n"); }'
 	for i in $(seq "$RUNS"); do
 		plain+=("$(W_TIME=1 "$B/samples/w-pingpong" "$ROUNDS" 2>&1 >/dev/null | awk '/elapsed_ns/ {print $2}')")
-		timeout 120 bpftrace -e "$COUNT" >"$W/bt.out" 2>/dev/null & bp=$!
-		for k in $(seq 300); do grep -q Attaching "$W/bt.out" && break; sleep 0.1; done
+		# bpftrace attaches one probe at a time after "Attaching" and
+		# loses a SIGINT meanwhile: probes of its own declared first and
+		# last, fired by runs of $READY, say when the count is in
+		timeout -k 10 300 bpftrace -e "$R1 $COUNT $R2" >"$W/bt.out" 2>/dev/null & bp=$!
+		for k in $(seq 600); do
+			"$READY"
+			grep -q '^ready1$' "$W/bt.out" && grep -q '^ready2$' "$W/bt.out" && break
+			sleep 0.2
+		done
 		live+=("$(W_TIME=1 "$B/samples/w-pingpong" "$ROUNDS" 2>&1 >/dev/null | awk '/elapsed_ns/ {print $2}')")
-		kill -INT $bp; wait $bp
+		for k in $(seq 60); do kill -INT $bp 2>/dev/null || break; sleep 0.5; done
+		wait $bp
 		n+=("$(awk -F': ' '/^@\[w-pingpong\]/ {print $2}' "$W/bt.out")")
 	done
 	tp=$(printf '%s\n' "${plain[@]}" | median) tl=$(printf '%s\n' "${live[@]}" | median) ne=$(printf '%s\n' "${n[@]}" | median)
