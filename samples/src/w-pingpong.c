@@ -5,7 +5,9 @@
  * that reading:  "task TID VOLUNTARY NONVOLUNTARY MONO_NS"
  * A recording must show exactly VOLUNTARY+NONVOLUNTARY sched_switch events
  * with prev_pid == TID before MONO_NS. With W_TIME set in the environment it
- * also prints the ping-pong's duration on stderr: "elapsed_ns N". */
+ * also prints the ping-pong's duration on stderr: "elapsed_ns N"; with
+ * W_SCHEDSTAT set, after the task lines, each worker's kernel accounting
+ * (w-truth.h): "schedstat TID ONCPU_NS RUNQ_NS SLICES VOL NONVOL MONO_NS". */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "w-truth.h"
 
 static int ab[2], ba[2], park[2], done[2];
 static long rounds;
@@ -80,6 +83,9 @@ int main(int argc, char **argv)
 	unsigned long long t = (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 	for (int i = 0; i < 2; i++)
 		printf("task %d %ld %ld %llu\n", (int)tids[i], v[i], n[i], t);
+	for (int i = 0; getenv("W_SCHEDSTAT") && i < 2; i++)
+		if (w_truth(tids[i]))
+			return 1;
 	fflush(stdout);
 	if (write(park[1], "gg", 2) != 2)
 		return 1;
