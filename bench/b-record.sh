@@ -107,7 +107,7 @@ start_tool() {
 		# (it complains about ftrace files this kernel refuses, and goes on)
 		bg_rusage "$W/cpu" trace-cmd record -q -d --no-filter -C mono $ev -o "$3" >/dev/null 2>&1 ;;
 	perf)
-		case $2 in sched) ev="sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit" ;;
+		case $2 in sched) ev="sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit,sched:sched_stat_runtime" ;;
 		block) ev="block:block_rq_insert,block:block_rq_issue,block:block_rq_complete" ;; esac
 		bg_rusage "$W/cpu" perf record -q -a -k CLOCK_MONOTONIC -e "$ev" -o "$3" ;;
 	none) BG= ;;

@@ -11,10 +11,13 @@ struct group {
 	const char *const *events; /* "system/name" */
 };
 
+/* sched_stat_runtime is the kernel's own clock for each task it runs (what
+ * /proc/PID/schedstat adds up): tracepp's scheduler accounting reads its
+ * on-CPU time and run-queue waits from it, as perf sched record does. */
 static const char *const g_sched[] = {
 	"sched/sched_switch", "sched/sched_wakeup", "sched/sched_wakeup_new",
 	"sched/sched_migrate_task", "sched/sched_process_fork", "sched/sched_process_exec",
-	"sched/sched_process_exit", NULL};
+	"sched/sched_process_exit", "sched/sched_stat_runtime", NULL};
 static const char *const g_block[] = {"block/block_rq_insert", "block/block_rq_issue",
 				      "block/block_rq_complete", NULL};
 /* inet_sock_set_state is where the kernel reports TCP state changes. */

@@ -63,7 +63,9 @@ int rec_resolve_events(struct rec *r)
 			fprintf(stderr, "tracerec: %s\n", strerror(-err));
 			return err;
 		}
-		if (!err && i < nkernel) {
+		/* perf counts the sched_stat_* tracepoints by the time they
+		 * report (__perf_count), not one per event: no check for them */
+		if (!err && i < nkernel && !(!strcmp(ef.system, "sched") && !strncmp(ef.name, "sched_stat_", 11))) {
 			if (!strcmp(ef.system, "sched") && !strcmp(ef.name, "sched_switch"))
 				r->kc_cs = r->nkc;
 			r->kc_what[r->nkc] = (struct kc_counter){KC_TRACEPOINT, (uint64_t)ef.id};
