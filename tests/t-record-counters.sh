@@ -46,7 +46,7 @@ test_expect 'sched_switch per thread equals voluntary+nonvoluntary switches (pip
 test_expect 'pinned ping-pong (one CPU, always a runnable worker): switch-ins equal switch-outs too' '
 	"$TRACEREC" record -e sched -a -C 1 -o pin.tpp -- taskset -c 1 "$S/w-pingpong" 20000 >out 2>err &&
 	cat out err && [ "$(wc -l <out)" = 2 ] &&
-	unst=$("$TRACEPP" info pin.tpp | awk "/^lost:/ {print \$2}") &&
+	unst=$("$TRACEPP" info pin.tpp | awk "/^unstored:/ {print \$2} END {print 0}" | head -1) &&
 	while read -r _ tid vol invol t; do
 		want=$((vol + invol))
 		outs=$(count pin.tpp "e[\"type\"]==\"sched_switch\" and e[\"prev_pid\"]==$tid" 0 "$t")

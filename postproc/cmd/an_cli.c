@@ -5,12 +5,14 @@
 #include <string.h>
 #include "an_cli.h"
 #include "cli.h"
+#include "losses.h"
 
 void acli_init(struct acli *c, const char *cmd)
 {
 	memset(c, 0, sizeof(*c));
 	c->cmd = cmd;
 	c->fmt = TBL_TEXT;
+	c->inferred = -1;
 	optind = 1;
 }
 
@@ -137,10 +139,21 @@ void acli_report_run(const struct acli *c, const struct an_run_stats *st)
 	 * never reach the iterator; count both. */
 	uint64_t at_open = tpp_r_info(c->r)->damaged_chunks;
 	cli_warn_damaged(c->cmd, st->damaged + at_open, st->damaged ? st->last_error : tpp_r_error(c->r));
-	const struct tpp_meta *m = tpp_r_meta(c->r);
-	if (m && m->lost_total)
-		fprintf(stderr, "tracepp %s: warning: the recorder lost %llu event(s); counts are low\n",
-			c->cmd, (unsigned long long)m->lost_total);
+	/* the words tracepp info uses (losses.h) */
+	struct tpp_losses l;
+	tpp_losses(tpp_r_meta(c->r), &l);
+	if (l.lost)
+		fprintf(stderr, "tracepp %s: warning: %llu event(s) lost (dropped by the ring buffer or the "
+			"recorder); counts are low\n", c->cmd, (unsigned long long)l.lost);
+	if (l.unstored) {
+		char types[256], inf[96] = "";
+		tpp_losses_types(&l, types, sizeof(types));
+		if (c->inferred >= 0)
+			snprintf(inf, sizeof(inf), "; %lld switch-in(s) inferred from the events around them",
+				 (long long)c->inferred);
+		fprintf(stderr, "tracepp %s: note: %llu event(s) unstored (fired by the kernel, never stored%s%s)%s\n",
+			c->cmd, (unsigned long long)l.unstored, types[0] ? ": " : "", types, inf);
+	}
 }
 
 void acli_close(struct acli *c)

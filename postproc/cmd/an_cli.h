@@ -26,6 +26,7 @@ struct acli {
 	uint64_t t0;       /* first event: replay prints times relative to it */
 	struct an_types *ty; /* the file's event classes, set by acli_start */
 	void *user;        /* free for the command (its analysis state) */
+	int64_t inferred;  /* switch-ins the analysis inferred, for the closing note; -1: none made */
 };
 #define ACLI_OPT_FORMAT 0x1001
 #define ACLI_OPT_RANGE 0x1002
@@ -78,7 +79,8 @@ int acli_opt(struct acli *c, int opt, const char *arg);
  * the time range and compiles --where into c->f.keep. 0, or prints one error line, closes what it opened and
  * returns the exit status. */
 int acli_open(struct acli *c, int argc, char **argv);
-/* Prints warnings about what the analysis could not trust. */
+/* Prints warnings about what the analysis could not trust: damaged chunks,
+ * lost events, unstored events (with c->inferred when set). */
 void acli_report_run(const struct acli *c, const struct an_run_stats *st);
 /* Releases what acli_open / acli_start opened (c->ty included). */
 void acli_close(struct acli *c);

@@ -1,5 +1,6 @@
 /* tracepp info — what a trace holds: version, host, span, counts per type
- * and per stream, lost events, size per event and compression. */
+ * and per stream, lost and unstored events (losses.h), the clock the
+ * scheduler analysis reads, size per event and compression. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "esc.h"
+#include "losses.h"
 #include "table.h"
 
 struct scount {
@@ -149,6 +151,18 @@ int cmd_info(int argc, char **argv)
 	const char *cut = cli_cut_short(r); /* a full disk, as the writer said */
 	struct footprint fp;
 	footprint(me, &fp);
+	struct tpp_losses lo_;
+	tpp_losses(me, &lo_);
+	/* what tracepp sched reads its clock from */
+	uint64_t nswitch = 0, nruntime = 0;
+	for (uint32_t i = 0; i < in->ntypes; i++) {
+		const char *n = in->types[i].name, *colon = n ? strrchr(n, ':') : NULL;
+		n = colon ? colon + 1 : n;
+		if (n && !strcmp(n, "sched_switch"))
+			nswitch += by_type[in->types[i].id];
+		if (n && !strcmp(n, "sched_stat_runtime"))
+			nruntime += by_type[in->types[i].id];
+	}
 	char b1[64], b2[64];
 	FILE *f = stdout;
 	if (fmt == OUT_JSON) {
@@ -174,9 +188,12 @@ int cmd_info(int argc, char **argv)
 			fputs("null", f);
 		fprintf(f, ", \"start_ns\": %llu, \"end_ns\": %llu, \"duration_ns\": %llu, ",
 			(unsigned long long)start, (unsigned long long)end, (unsigned long long)(end - start));
-		fprintf(f, "\"events\": %llu, \"lost\": %llu, \"chunks\": %llu, \"damaged_chunks\": %llu, ",
-			(unsigned long long)events, (unsigned long long)me->lost_total, (unsigned long long)chunks,
+		fprintf(f, "\"events\": %llu, ", (unsigned long long)events);
+		tpp_losses_json(f, &lo_, r);
+		fprintf(f, "\"chunks\": %llu, \"damaged_chunks\": %llu, ", (unsigned long long)chunks,
 			(unsigned long long)damaged);
+		if (nswitch)
+			fprintf(f, "\"sched_clock\": \"%s\", ", nruntime ? "kernel" : "timestamps");
 		fprintf(f, "\"file_bytes\": %llu, \"raw_bytes\": %llu, \"stored_bytes\": %llu, ",
 			(unsigned long long)in->file_size, (unsigned long long)raw, (unsigned long long)stored);
 		fprintf(f, "\"bytes_per_event\": %.4f, \"compression_ratio\": %.3f, ",
@@ -241,7 +258,13 @@ int cmd_info(int argc, char **argv)
 			human_ns(b1, sizeof(b1), end - start));
 		fprintf(f, "events:       %llu in %llu chunks, %zu streams\n", (unsigned long long)events,
 			(unsigned long long)chunks, ns);
-		fprintf(f, "lost:         %llu\n", (unsigned long long)me->lost_total);
+		tpp_losses_text(f, &lo_);
+		if (nswitch && nruntime)
+			fprintf(f, "sched clock:  the kernel's (%llu sched_stat_runtime reports): on-CPU time and "
+				"run-queue waits as /proc/PID/schedstat counts them\n", (unsigned long long)nruntime);
+		else if (nswitch)
+			fprintf(f, "sched clock:  switch and wakeup timestamps (no sched_stat_runtime): run-queue "
+				"waits can differ from /proc/PID/schedstat's\n");
 		if (damaged)
 			fprintf(f, "damaged:      %llu chunks skipped\n", (unsigned long long)damaged);
 		fprintf(f, "size:         %s, %.2f bytes/event, compression %.2fx (%s raw)\n",
@@ -277,6 +300,7 @@ int cmd_info(int argc, char **argv)
 				fprintf(f, "  thread %-8d (pid %d) %8s %12llu\n", s->tid, s->pid, "",
 					(unsigned long long)sc[i].events);
 		}
+		tpp_losses_text_cpus(f, &lo_, r);
 		if (me->nlost) {
 			fprintf(f, "\nlost events:\n");
 			for (size_t i = 0; i < me->nlost; i++)

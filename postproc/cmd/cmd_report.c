@@ -13,6 +13,7 @@
 #include <time.h>
 #include "cli.h"
 #include "commands.h"
+#include "losses.h"
 #include "plot.h"
 #include "report_dir.h"
 #include "table.h"
@@ -143,9 +144,13 @@ static void facts(FILE *f, struct plot_model *m, struct tpp_reader *r, const cha
 		ROW("span", esc(f, human_ns(b, sizeof(b), m->t1 - m->t0)));
 	}
 	ROW("events", fprintf(f, "%llu", (unsigned long long)m->nevents));
-	ROW("lost events", fprintf(f, "%s%llu%s", me && me->lost_total ? "<b class=bad>" : "",
-				   (unsigned long long)(me ? me->lost_total : 0),
-				   me && me->lost_total ? "</b>" : ""));
+	struct tpp_losses lo;
+	tpp_losses(me, &lo);
+	ROW("lost events", fprintf(f, "%s%llu%s", lo.lost ? "<b class=bad>" : "", (unsigned long long)lo.lost,
+				   lo.lost ? "</b>" : ""));
+	if (lo.note)
+		ROW("unstored events", fprintf(f, "%llu (fired by the kernel, never stored)",
+					       (unsigned long long)lo.unstored));
 	if (m->damaged || fi->damaged_chunks || !fi->has_trailer)
 		ROW("damage", fprintf(f, "<b class=bad>%llu damaged chunk(s) skipped%s</b>",
 				      (unsigned long long)(m->damaged + fi->damaged_chunks),
