@@ -108,18 +108,9 @@ struct stack {
 	size_t n, cap;
 };
 
-struct cpu_state {
-	int32_t tid;
-	uint64_t since;    /* 0: unknown (before the first switch seen) */
-	int32_t ev_tid;    /* task of the CPU's latest event */
-	uint64_t ev_ts;    /* and its time */
-	uint64_t other_ts; /* last event before the current run of ev_tid's events */
-};
-
 struct scan {
 	struct tsmap blk;
-	struct cpu_state *cpu;
-	size_t ncpu;
+	size_t ncpu; /* CPUs m->cpu_busy has room for */
 	struct stack *stacks;
 	size_t nstacks;
 	struct hmap stack_ix;
@@ -245,70 +236,47 @@ static int grow_cpus(struct plot_model *m, struct scan *s, int32_t cpu)
 	if ((size_t)cpu < s->ncpu)
 		return 0;
 	size_t n = (size_t)cpu + 1;
-	struct cpu_state *nc = realloc(s->cpu, n * sizeof(*nc));
-	if (!nc)
-		return -ENOMEM;
-	s->cpu = nc;
 	struct plot_vec *nb = realloc(m->cpu_busy, n * sizeof(*nb));
 	if (!nb)
 		return -ENOMEM;
 	m->cpu_busy = nb;
-	for (size_t i = s->ncpu; i < n; i++) {
-		s->cpu[i] = (struct cpu_state){-1, 0, -1, 0, 0};
+	for (size_t i = s->ncpu; i < n; i++)
 		memset(&m->cpu_busy[i], 0, sizeof(m->cpu_busy[i]));
-	}
 	s->ncpu = n;
 	m->ncpus = (int)n;
 	return 0;
 }
 
-static int on_switch(struct plot_model *m, struct scan *s, const struct an_tinfo *ti,
-		     const struct tpp_event *ev)
+static int on_switch(struct plot_model *m, struct scan *s, const struct tpp_event *ev)
 {
-	int32_t cpu = ev->cpu, prev = (int32_t)an_u(ev, ti, R_PREV_PID),
-		next = (int32_t)an_u(ev, ti, R_NEXT_PID);
-	int rc;
 	size_t b;
+	int rc;
 	m->n_switch++;
-	if (cpu < 0)
+	if (ev->cpu < 0)
 		return 0;
-	if ((rc = bucket(m, ev->ts, &b)) || (rc = grow_cpus(m, s, cpu)))
+	if ((rc = bucket(m, ev->ts, &b)) || (rc = grow_cpus(m, s, ev->cpu)))
 		return rc;
-	if (plot_vec_add(&m->cswitch, b, 1))
-		return -ENOMEM;
-	struct cpu_state *c = &s->cpu[cpu];
-	if (c->since && c->tid == prev) {
-		if ((rc = ran(m, cpu, prev, c->since, ev->ts)))
-			return rc;
-	} else if (c->since) {
-		/* The switch to prev is missing (recorders do drop some). Place
-		 * it after the CPU's last event by another task, or when prev
-		 * became runnable if later: the rule tracepp sched infers by. */
-		const struct an_task *pt = plot_model_task(m, prev);
-		uint64_t at = c->since;
-		if (c->other_ts > at)
-			at = c->other_ts;
-		if (pt && !pt->running && pt->runnable_since > at)
-			at = pt->runnable_since;
-		if (at > ev->ts)
-			at = ev->ts;
-		if ((rc = ran(m, cpu, c->tid, c->since, at)) || (rc = ran(m, cpu, prev, at, ev->ts)))
-			return rc;
-		m->inferred++;
-	}
-	c->tid = next;
-	c->since = ev->ts;
-	/* The sample an_sched_feed is about to take, read from its state so
-	 * the plotted latencies are exactly the ones `tracepp sched` counts. */
-	const struct an_task *t = plot_model_task(m, next);
-	if (next && t && t->runnable_since && ev->ts >= t->runnable_since) {
-		uint64_t lat = ev->ts - t->runnable_since;
-		if ((rc = lat_sample(m, PL_RUNQ, ev->ts, lat)))
-			return rc;
-		if (t->woken && (rc = lat_sample(m, PL_WAKEUP, ev->ts, lat)))
-			return rc;
-	}
-	return 0;
+	return plot_vec_add(&m->cswitch, b, 1) ? -ENOMEM : 0;
+}
+
+/* The runs and waits come from the scheduler analysis as it settles them,
+ * so the plots show exactly what `tracepp sched` and `latency` count,
+ * inferred switches included. */
+static int sched_ran(void *ctx, int32_t cpu, int32_t tid, uint64_t from, uint64_t to)
+{
+	struct plot_model *m = ctx;
+	if (cpu < 0 || cpu >= m->ncpus)
+		return 0;
+	return ran(m, cpu, tid, from, to);
+}
+
+static int sched_waited(void *ctx, const struct an_task *t, uint64_t ts, uint64_t ns)
+{
+	struct plot_model *m = ctx;
+	int rc = lat_sample(m, PL_RUNQ, ts, ns);
+	if (!rc && t->woken)
+		rc = lat_sample(m, PL_WAKEUP, ts, ns);
+	return rc;
 }
 
 static uint64_t blk_key(const struct an_tinfo *ti, const struct tpp_event *ev)
@@ -456,20 +424,14 @@ static int feed(void *ctx, const struct tpp_event *ev)
 		m->t1 = ev->ts;
 	if ((rc = type_count(m, &s->slot[ev->type % TPP_MAX_TYPES], ev)))
 		return rc;
-	if (ev->cpu >= 0 && ev->cpu < 4096) {
-		if ((rc = grow_cpus(m, s, ev->cpu)))
-			return rc;
-		struct cpu_state *c = &s->cpu[ev->cpu];
-		if (c->ev_tid != ev->tid) {
-			c->other_ts = c->ev_ts;
-			c->ev_tid = ev->tid;
-		}
-		c->ev_ts = ev->ts;
-	}
+	if (ev->cpu >= 0 && ev->cpu < 4096 && (rc = grow_cpus(m, s, ev->cpu)))
+		return rc;
 	switch (ti->kind) {
 	case AN_SWITCH:
-		if ((rc = on_switch(m, s, ti, ev)))
+		if ((rc = on_switch(m, s, ev)))
 			return rc;
+		return an_sched_feed(&m->sch, m->ty, ev);
+	case AN_RUNTIME:
 		return an_sched_feed(&m->sch, m->ty, ev);
 	case AN_WAKEUP:
 	case AN_WAKEUP_NEW:
@@ -634,6 +596,9 @@ int plot_model_scan(struct plot_model *m, struct tpp_reader *r, const char *path
 	hmap_init(&s->stack_ix);
 	an_types_init(m->ty, r);
 	an_sched_init(&m->sch);
+	m->sch.on_run = sched_ran;
+	m->sch.on_wait = sched_waited;
+	m->sch.cb_ctx = m;
 	an_io_init(&m->io);
 	an_net_init(&m->netw);
 	for (size_t i = 0; i < TPP_MAX_TYPES; i++)
@@ -650,11 +615,13 @@ int plot_model_scan(struct plot_model *m, struct tpp_reader *r, const char *path
 				 rc == -ENOMEM ? "out of memory" : st.last_error[0] ? st.last_error : tpp_strerror(rc));
 		return rc;
 	}
-	an_sched_finish(&m->sch, m->t1);
-	/* The task still on each CPU ran at least until the last event. */
-	for (size_t c = 0; c < s->ncpu; c++)
-		if (s->cpu[c].since && (rc = ran(m, (int32_t)c, s->cpu[c].tid, s->cpu[c].since, m->t1)))
-			return rc;
+	/* the tasks still on a CPU ran at least until the last event */
+	if ((rc = an_sched_finish(&m->sch, m->t1))) {
+		if (!m->err[0])
+			snprintf(m->err, sizeof(m->err), "%s: %s", path, tpp_strerror(rc));
+		return rc;
+	}
+	m->inferred = m->sch.inferred;
 	if (m->nbuckets == 0)
 		m->nbuckets = 1;
 	return 0;
@@ -669,7 +636,6 @@ void plot_model_free(struct plot_model *m)
 			free(s->stacks[i].f);
 		free(s->stacks);
 		hmap_free(&s->stack_ix);
-		free(s->cpu);
 		free(s);
 		an_sched_free(&m->sch);
 		an_io_free(&m->io);

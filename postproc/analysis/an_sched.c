@@ -1,7 +1,25 @@
-/* Scheduler accounting per task, the way the kernel's schedstat does it:
- * on-CPU time between switch-in and switch-out; run-queue wait from the
+/* Scheduler accounting per task, the way /proc/PID/task/TID/schedstat does
+ * it: on-CPU time between switch-in and switch-out; run-queue wait from the
  * moment a task becomes runnable (wakeup, new task, or preempted while
- * runnable) until it runs. */
+ * runnable) until it runs.
+ *
+ * The kernel counts both on its run queue's clock, read when it updates it,
+ * not when the tracepoints fire, and the two differ by more than the waits
+ * themselves (measured on a pipe ping-pong, where a wait is a few µs: 43 to
+ * 131% more run-queue wait from the timestamps than schedstat's run_delay):
+ * a switch that follows a wakeup which asked for preemption reads the clock
+ * of that wakeup (the kernel skips the update: rq_clock_skip_update), a CPU
+ * leaving idle reads it at the wakeup or at any later update, and the clock
+ * is read microseconds before the tracepoint fires (in __schedule before the
+ * dequeue and the pick, at a wakeup before the enqueue). sched_stat_runtime
+ * reports each of the kernel's own steps of a running task's clock. Where
+ * the file has them: a task's on-CPU time is their sum, exactly what
+ * schedstat adds up; a slice starts, on that clock, at its first report's
+ * time less the runtime it reports, and the wait that ended with the slice
+ * ends there (it is left open at the switch-in until that report comes); a
+ * preempted task waits from its slice's end, start plus the runtime
+ * reported. Without them (older files, other recorders) both come from the
+ * switch and wakeup timestamps. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +43,7 @@ void an_sched_free(struct an_sched *s)
 	free(s->t);
 	free(s->cpu);
 	free(s->cmap);
+	free(s->run_tid);
 	hmap_free(&s->by_tid);
 	an_lat_free(&s->wakeup);
 	an_lat_free(&s->runq);
@@ -50,6 +69,7 @@ static __attribute__((noinline)) struct an_task *task_slow(struct an_sched *s, i
 	t->tid = tid;
 	t->pid = -1;
 	t->cpu = -1;
+	t->fresh = 1;
 	return t;
 }
 
@@ -146,23 +166,119 @@ static inline int sampled(const struct an_sched *s, struct an_task *t)
 	return t->keep;
 }
 
-static void runnable(struct an_task *t, uint64_t ts, int woken)
+/* t became runnable at ts (trace time), its wait starting at wait (the
+ * kernel's clock where known) */
+static void runnable(struct an_task *t, uint64_t ts, uint64_t wait, int woken)
 {
-	if (t->running || t->runnable_since)
+	if (t->running || t->runnable_since || t->ready_ts)
 		return;
-	t->runnable_since = ts;
+	t->runnable_since = wait;
+	t->ready_ts = ts;
 	t->woken = (uint8_t)woken;
+}
+
+/* t's run-queue wait ends at end: its totals, its wakeup delay, the
+ * distributions and on_wait all take the same number. */
+static int wait_end(struct an_sched *s, struct an_task *t, uint64_t end)
+{
+	uint64_t w = end > t->runnable_since ? end - t->runnable_since : 0;
+	t->runq_wait_ns += w;
+	if (t->woken && t->tid) {
+		t->wakeup_lat_n++;
+		t->wakeup_lat_sum += w;
+		if (w > t->wakeup_lat_max)
+			t->wakeup_lat_max = w;
+	}
+	if (sampled(s, t)) {
+		an_lat_add(&s->runq, w);
+		if (t->woken)
+			an_lat_add(&s->wakeup, w);
+	}
+	t->runnable_since = 0;
+	int rc = s->on_wait && t->tid ? s->on_wait(s->cb_ctx, t, end, w) : 0;
+	t->woken = 0;
+	return rc;
+}
+
+/* t, on cpu since on_since, is off it from to on: its on-CPU time
+ * switch to switch. A wait left open for a runtime report that never came
+ * ended at the switch-in. */
+static int ran(struct an_sched *s, struct an_task *t, uint64_t to)
+{
+	int rc = 0;
+	if (t->running && t->runnable_since && (rc = wait_end(s, t, t->on_since ? t->on_since : to)))
+		return rc;
+	if (t->running && t->on_since && to >= t->on_since) {
+		t->oncpu_ns += to - t->on_since;
+		if (s->on_run && t->tid)
+			rc = s->on_run(s->cb_ctx, t->cpu, t->tid, t->on_since, to);
+	}
+	t->running = 0;
+	t->on_since = 0;
+	t->k_start = t->k_run = 0;
+	return rc;
+}
+
+/* *slot: the task switched in last on cpu (whose switch-out the file may
+ * lack), -1 for none; NULL when cpu is not one (a thread's stream). 0 or
+ * -ENOMEM. */
+static int run_slot(struct an_sched *s, int32_t cpu, int32_t **slot)
+{
+	*slot = NULL;
+	if (cpu < 0 || cpu > 65535)
+		return 0;
+	if ((size_t)cpu >= s->nrun) {
+		size_t nc = (size_t)cpu + 1, c = s->nrun;
+		if (an_grow(&s->run_tid, &c, nc, sizeof(*s->run_tid), nc))
+			return -ENOMEM;
+		for (size_t i = s->nrun; i < nc; i++)
+			s->run_tid[i] = -1;
+		s->nrun = nc;
+	}
+	*slot = &s->run_tid[cpu];
+	return 0;
+}
+
+/* A runtime report of t: r ns of the kernel's clock, ending about ts. */
+static int runtime(struct an_sched *s, struct an_task *t, uint64_t ts, uint64_t r)
+{
+	s->runtime_reports++;
+	t->rt_seen = 1;
+	if (!t->k_start) {
+		/* the slice's first report: its start on the kernel's clock,
+		 * which ends the wait (left open at the switch-in, or with the
+		 * switch-in itself missing from the file) */
+		uint64_t start = ts > r ? ts - r : 1;
+		if (start < s->t0) {
+			/* it ran before the events begin: count what is inside */
+			r = ts - s->t0;
+			start = s->t0;
+			t->partial |= AN_PARTIAL_START;
+		}
+		t->k_start = start;
+		if (t->runnable_since) {
+			int rc = wait_end(s, t, start);
+			if (rc)
+				return rc;
+		}
+	}
+	t->k_run += r;
+	t->rt_ns += r;
+	return 0;
 }
 
 /* The per-task half both feeds share: one event of kind k at ts on cpu;
  * a, b, st: prev pid, next pid and prev state of a switch, a the pid of the
- * others; since: cpu_step's answer for a switch. Task names come from ev
- * (NULL: none). */
+ * others; since: cpu_step's answer for a switch, the runtime of a runtime
+ * report. Task names come from ev (NULL: none). */
 static inline __attribute__((always_inline)) int step(struct an_sched *s, int k, uint64_t ts, int32_t cpu, uint64_t a,
 						      uint64_t b, uint64_t st, uint64_t since,
 						      const struct tpp_event *ev, const struct an_tinfo *ti)
 {
 	struct an_task *t;
+	int rc;
+	if (__builtin_expect(!s->t0, 0))
+		s->t0 = ts;
 	switch (k) {
 	case AN_SWITCH: {
 		int32_t prev = (int32_t)a;
@@ -171,29 +287,46 @@ static inline __attribute__((always_inline)) int step(struct an_sched *s, int k,
 			return -ENOMEM;
 		if (ev)
 			comm(s, t, ev, ti, R_PREV_COMM);
+		int32_t *slot;
+		if ((rc = run_slot(s, cpu, &slot)))
+			return rc;
 		if (!t->running && prev && since) {
 			/* Its switch-in is missing: it ran since it became
 			 * runnable, or since the CPU last switched. */
-			if (t->runnable_since > since)
-				since = t->runnable_since;
-			t->running = 1;
-			t->on_since = since;
-			if (t->runnable_since && since >= t->runnable_since) {
-				t->runq_wait_ns += since - t->runnable_since;
-				t->runnable_since = 0;
+			if (t->ready_ts > since)
+				since = t->ready_ts;
+			if (slot && *slot >= 0 && *slot != prev) {
+				/* and so is the switch-out of the task the CPU ran */
+				struct an_task *o = task(s, *slot);
+				if (!o)
+					return -ENOMEM;
+				if (o->running && o->cpu == cpu) {
+					o->partial |= o->tid ? AN_PARTIAL_GAPS : 0;
+					if ((rc = ran(s, o, since)))
+						return rc;
+				}
 			}
+			if (t->runnable_since && (rc = wait_end(s, t, since)))
+				return rc;
+			t->running = 1;
+			t->cpu = cpu;
+			t->on_since = since;
 			t->off_since = 0;
 			s->inferred++;
 			t->inferred_in++;
 		}
-		if (t->running && t->on_since && ts >= t->on_since)
-			t->oncpu_ns += ts - t->on_since;
-		t->running = 0;
-		t->on_since = 0;
+		if (t->fresh && prev) /* it ran before the events begin */
+			t->partial |= AN_PARTIAL_START;
+		t->fresh = 0;
+		/* where a preempted task starts waiting: its slice's end */
+		uint64_t end = t->k_start ? t->k_start + t->k_run : ts;
+		if ((rc = ran(s, t, ts)))
+			return rc;
 		t->switches++;
+		t->ready_ts = 0;
 		if (!(st & STATE_MASK)) {
 			t->involuntary++;
-			runnable(t, ts, 0);
+			runnable(t, ts, end < ts ? end : ts, 0);
 		} else {
 			t->voluntary++;
 			t->off_since = ts;
@@ -202,44 +335,55 @@ static inline __attribute__((always_inline)) int step(struct an_sched *s, int k,
 			return -ENOMEM;
 		if (ev)
 			comm(s, t, ev, ti, R_NEXT_COMM);
-		if (t->runnable_since && ts >= t->runnable_since) {
-			uint64_t w = ts - t->runnable_since;
-			t->runq_wait_ns += w;
-			if (t->woken && next) {
-				t->wakeup_lat_n++;
-				t->wakeup_lat_sum += w;
-				if (w > t->wakeup_lat_max)
-					t->wakeup_lat_max = w;
-			}
-			if (sampled(s, t)) {
-				an_lat_add(&s->runq, w);
-				if (t->woken)
-					an_lat_add(&s->wakeup, w);
-			}
+		if (t->fresh && next && !t->runnable_since) /* it waited before the events begin */
+			t->partial |= AN_PARTIAL_START;
+		t->fresh = 0;
+		if (t->running) { /* its switch-out is missing */
+			t->partial |= next ? AN_PARTIAL_GAPS : 0;
+			if ((rc = ran(s, t, ts)))
+				return rc;
 		}
+		/* With runtime reports in the file, the wait goes on until the
+		 * slice's first report says when, on the kernel's clock, the
+		 * slice started (a slice without one ends it at this switch-in,
+		 * when it closes: ran()). */
+		if (t->runnable_since && !s->has_runtime && (rc = wait_end(s, t, ts)))
+			return rc;
 		if (t->off_since && ts >= t->off_since) {
 			t->offcpu_ns += ts - t->off_since;
 			if (sampled(s, t))
 				an_lat_add(&s->offcpu, ts - t->off_since);
 		}
+		if (slot)
+			*slot = next;
+		t->ready_ts = 0;
 		t->cpu = cpu;
 		t->running = 1;
 		t->on_since = ts;
-		t->runnable_since = 0;
+		t->k_start = t->k_run = 0;
 		t->off_since = 0;
-		t->woken = 0;
 		return 0;
 	}
+	case AN_RUNTIME:
+		if (!(t = task(s, (int32_t)a)))
+			return -ENOMEM;
+		if (ev)
+			comm(s, t, ev, ti, R_COMM);
+		if (t->fresh)
+			t->partial |= AN_PARTIAL_START;
+		t->fresh = 0;
+		return runtime(s, t, ts, since);
 	case AN_WAKEUP:
 	case AN_WAKEUP_NEW:
 		if (!(t = task(s, (int32_t)a)))
 			return -ENOMEM;
 		if (ev)
 			comm(s, t, ev, ti, R_COMM);
+		t->fresh = 0; /* it slept, or was new */
 		t->wakeups++;
-		runnable(t, ts, 1);
+		runnable(t, ts, ts, 1);
 		return 0;
-	case AN_MIGRATE:
+	case AN_MIGRATE: /* before the wakeup of a task woken on another CPU: no state */
 		if (!(t = task(s, (int32_t)a)))
 			return -ENOMEM;
 		t->migrations++;
@@ -249,6 +393,7 @@ static inline __attribute__((always_inline)) int step(struct an_sched *s, int k,
 			return -ENOMEM;
 		if (ev)
 			comm(s, t, ev, ti, R_COMM);
+		t->fresh = 0;
 		return 0;
 	default:
 		return 0;
@@ -269,6 +414,10 @@ int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tp
 		return err;
 	if (c)
 		since = cpu_step(c, k, ev->ts, ev->tid, (int32_t)a, (int32_t)b);
+	if (__builtin_expect(!s->t0, 0))
+		s->has_runtime = ty->has[AN_RUNTIME] > 0;
+	if (k == AN_RUNTIME)
+		since = an_u(ev, ti, R_RUNTIME);
 	return step(s, k, ev->ts, ev->cpu, a, b, st, since, ev, ti);
 }
 
@@ -294,7 +443,8 @@ static int col_of(const struct an_tinfo *ti, uint32_t want, int role)
  * and the slice rewritten for an_sched_feed_cols, packed because the other
  * thread reads it across cores: the type column holds the kind, plus
  * PREP_VOLUNTARY for a switch-out that slept; col[0] the two pids (prev
- * and next, or the one), col[1] cpu_step's since. */
+ * and next, or the one), col[1] cpu_step's since, or a runtime report's
+ * runtime (its second value, whole). */
 #define PREP_VOLUNTARY 0x100u
 static void prep(void *ctx, struct tpp_slice *sl, void *state)
 {
@@ -311,6 +461,8 @@ static void prep(void *ctx, struct tpp_slice *sl, void *state)
 		const struct an_sched_cmap *m = &s->cmap[type[i]]; /* the decoder's ids are < TPP_MAX_TYPES */
 		uint64_t a = col[m->col[0]][i], b = col[m->col[1]][i], st = col[m->col[2]][i];
 		since[i] = cpu ? cpu_step(&c, m->kind, ts[i], tid[i], (int32_t)a, (int32_t)b) : 0;
+		if (m->kind == AN_RUNTIME)
+			since[i] = b;
 		type[i] = (uint16_t)(m->kind | (st & STATE_MASK ? PREP_VOLUNTARY : 0));
 		ab[i] = (uint32_t)a | (uint64_t)(uint32_t)b << 32;
 	}
@@ -333,6 +485,7 @@ int an_sched_want_cols(struct an_sched *s, const struct an_types *ty, const stru
 				return -ENOTSUP;
 		}
 	an_want_sched(ty, want, 0);
+	s->has_runtime = ty->has[AN_RUNTIME] > 0;
 	if (!s->cmap && !(s->cmap = calloc(TPP_MAX_TYPES, sizeof(*s->cmap))))
 		return -ENOMEM;
 	for (unsigned id = 0; id < TPP_MAX_TYPES; id++) {
@@ -342,7 +495,8 @@ int an_sched_want_cols(struct an_sched *s, const struct an_types *ty, const stru
 			continue; /* calloc's zeroes say the same */
 		m->kind = ti->kind;
 		int sw = ti->kind == AN_SWITCH;
-		int k[3] = {col_of(ti, want[id], sw ? R_PREV_PID : R_PID), col_of(ti, want[id], R_NEXT_PID),
+		int k[3] = {col_of(ti, want[id], sw ? R_PREV_PID : R_PID),
+			    col_of(ti, want[id], ti->kind == AN_RUNTIME ? R_RUNTIME : R_NEXT_PID),
 			    col_of(ti, want[id], R_PREV_STATE)};
 		for (int i = 0; i < 3; i++)
 			if (k[i] < 0)
@@ -374,12 +528,35 @@ int an_sched_feed_cols(struct an_sched *s, const struct tpp_run *runs, int n)
 	return 0;
 }
 
-void an_sched_finish(struct an_sched *s, uint64_t end_ts)
+int an_sched_finish(struct an_sched *s, uint64_t end_ts)
 {
+	int rc = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		struct an_task *t = &s->t[i];
-		if (t->running && t->on_since && end_ts >= t->on_since)
-			t->oncpu_ns += end_ts - t->on_since;
-		t->on_since = end_ts;
+		if (t->running || t->k_start) { /* k_start: reported runtime, its switch-in missing */
+			if (t->rt_seen && t->running) {
+				/* the tail after its last report, on the trace's clock
+				 * (without its switch-in, it may have left long ago) */
+				uint64_t last = t->k_start ? t->k_start + t->k_run : t->on_since;
+				if (last && end_ts > last)
+					t->rt_ns += end_ts - last;
+			}
+			uint8_t running = t->running;
+			if (!rc)
+				rc = ran(s, t, end_ts);
+			t->running = running; /* the state stays what the events left */
+			t->on_since = end_ts;
+			if (t->tid)
+				t->partial |= AN_PARTIAL_END;
+		} else if (t->runnable_since && end_ts > t->runnable_since) {
+			/* still waiting: what is known, kept out of the distributions */
+			t->runq_wait_ns += end_ts - t->runnable_since;
+			t->runnable_since = end_ts;
+			if (t->tid)
+				t->partial |= AN_PARTIAL_END;
+		}
+		if (t->rt_seen)
+			t->oncpu_ns = t->rt_ns;
 	}
+	return rc;
 }

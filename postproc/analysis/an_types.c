@@ -14,6 +14,7 @@ static const struct {
 	{"sched_process_fork", AN_FORK},
 	{"sched_process_exec", AN_EXEC},
 	{"sched_process_exit", AN_EXIT},
+	{"sched_stat_runtime", AN_RUNTIME},
 	{"block_rq_insert", AN_BLK_INSERT},
 	{"block_rq_issue", AN_BLK_ISSUE},
 	{"block_rq_complete", AN_BLK_COMPLETE},
@@ -63,6 +64,7 @@ static const char *const roles[AN_NROLES][4] = {
 	[R_SADDR6] = {"saddr_v6"},
 	[R_DADDR6] = {"daddr_v6"},
 	[R_FLAGS] = {"flags"},
+	[R_RUNTIME] = {"runtime"},
 };
 
 static int findf(const struct tpp_type *t, const char *name)
@@ -183,7 +185,7 @@ void an_want_pairing(const struct an_types *ty, uint32_t *want)
 void an_want_sched(const struct an_types *ty, uint32_t *want, int comms)
 {
 	/* an_sched_feed */
-	static const int r[] = {R_PREV_PID, R_NEXT_PID, R_PREV_STATE, R_PID};
+	static const int r[] = {R_PREV_PID, R_NEXT_PID, R_PREV_STATE, R_PID, R_RUNTIME};
 	static const int c[] = {R_PREV_COMM, R_NEXT_COMM, R_COMM};
 	an_want_roles(ty, want, r, sizeof(r) / sizeof(r[0]));
 	if (comms)

@@ -281,6 +281,14 @@ int cmd_latency(int argc, char **argv)
 	if (rc)
 		goto out;
 	an_pair_finish(r.pair);
+	if (r.want_sched) {
+		/* waits a switch-in left open for a runtime report end here, as in sched */
+		if ((rc = an_sched_finish(&r.sched, c.f.to_ts && c.f.to_ts < st.last_ts ? c.f.to_ts : st.last_ts))) {
+			rc = acli_fail(&c, rc, NULL);
+			goto out;
+		}
+		c.inferred = (int64_t)r.sched.inferred;
+	}
 	size_t cap = r.nf + 16 + 4 * r.io.n + r.net.n;
 	rows = calloc(cap, sizeof(*rows));
 	if (!rows) {

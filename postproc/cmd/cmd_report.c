@@ -206,7 +206,7 @@ static void sched_table(FILE *f, struct plot_model *m)
 	qsort(t, n, sizeof(*t), by_oncpu);
 	fprintf(f, "<h3>Tasks by CPU time (top %zu of %zu)</h3>\n", n < 20 ? n : 20, n);
 	static const char *const h[] = {"tid", "comm", "on-CPU", "switches", "voluntary", "involuntary",
-					"run-queue wait", "wakeups", "wakeup avg", "wakeup max", NULL};
+					"run-queue wait", "wakeups", "wakeup avg", "wakeup max", "partial", NULL};
 	th(f, h);
 	for (size_t i = 0; i < n && i < 20; i++) {
 		fputs("<tr>", f);
@@ -218,8 +218,12 @@ static void sched_table(FILE *f, struct plot_model *m)
 		tdi(f, t[i]->involuntary);
 		tdn(f, t[i]->runq_wait_ns);
 		tdi(f, t[i]->wakeups);
-		tdn(f, t[i]->wakeups ? t[i]->wakeup_lat_sum / t[i]->wakeups : 0);
+		tdn(f, an_task_wakeup_avg(t[i]));
 		tdn(f, t[i]->wakeup_lat_max);
+		/* lower bounds: it ran or waited before the first event or after the last */
+		static const char *const part[8] = {"", "start", "end", "start,end", "gaps", "start,gaps",
+						     "end,gaps", "start,end,gaps"};
+		td(f, part[t[i]->partial & 7]);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);

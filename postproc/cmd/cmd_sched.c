@@ -4,11 +4,16 @@
 #include <string.h>
 #include "an_cli.h"
 #include "commands.h"
+#include "losses.h"
 
 static const char usage_text[] =
 	"usage: tracepp sched [OPTIONS] FILE\n"
 	"Per task: on-CPU time, switches (voluntary / involuntary), migrations,\n"
-	"run-queue wait and wakeup latency, from sched_switch/sched_wakeup events.\n"
+	"run-queue wait and wakeup latency, from sched_switch/sched_wakeup events,\n"
+	"on the kernel's own clock where the file has sched_stat_runtime (as\n"
+	"/proc/PID/schedstat counts them). 'partial' marks bounds: start = the task\n"
+	"was running or waiting before the first event, end = after the last (lower\n"
+	"bounds); gaps = switch-outs missing from the file (its runs end where inferred).\n"
 	"  --format=text|json|csv   output format (default text)\n"
 	"  --time-range=START:END   only this window, times from the first event\n"
 	"  --tid=TID[,TID]          only these threads     --comm=NAME  only this task name\n"
@@ -61,7 +66,17 @@ static const struct tbl_col cols[] = {
 	{"wakeup_max_ns", "wakeup-max", TBL_NS},
 	{"offcpu_ns", "off-cpu", TBL_NS},
 	{"inferred_switch_ins", "inferred", TBL_INT},
+	{"partial", NULL, TBL_STR},
 };
+
+/* "start", "end", "gaps" joined by commas (enum an_partial), or NULL for a
+ * task seen whole */
+static const char *partial_name(unsigned p)
+{
+	static const char *const names[8] = {NULL, "start", "end", "start,end", "gaps", "start,gaps",
+					     "end,gaps", "start,end,gaps"};
+	return names[p & 7];
+}
 
 struct sched_opts {
 	int idle;
@@ -109,10 +124,14 @@ int cmd_sched(int argc, char **argv)
 	struct an_run_stats st;
 	if ((rc = acli_run(&c, feed, &c, &st)))
 		goto out;
-	an_sched_finish(&s, c.f.to_ts && c.f.to_ts < st.last_ts ? c.f.to_ts : st.last_ts);
+	if ((rc = an_sched_finish(&s, c.f.to_ts && c.f.to_ts < st.last_ts ? c.f.to_ts : st.last_ts))) {
+		rc = acli_fail(&c, rc, NULL);
+		goto out;
+	}
 	if (s.n) /* qsort(NULL, 0) is undefined */
 		qsort(s.t, s.n, sizeof(*s.t), by_key);
 	struct table *t = tbl_open(stdout, c.fmt, cols, sizeof(cols) / sizeof(cols[0]));
+	size_t partial_rows = 0;
 	for (size_t i = 0; t && i < s.n; i++) {
 		struct an_task *k = &s.t[i];
 		if (!k->tid && !o.idle)
@@ -132,22 +151,37 @@ int cmd_sched(int argc, char **argv)
 			{.i = (int64_t)k->migrations},
 			{.i = (int64_t)k->runq_wait_ns},
 			{.i = (int64_t)k->wakeups},
-			{.i = (int64_t)(k->wakeup_lat_n ? k->wakeup_lat_sum / k->wakeup_lat_n : 0)},
+			{.i = (int64_t)an_task_wakeup_avg(k)},
 			{.i = (int64_t)k->wakeup_lat_max},
 			{.i = (int64_t)k->offcpu_ns},
 			{.i = (int64_t)k->inferred_in},
+			{.s = partial_name(k->partial)},
 		};
+		partial_rows += k->partial != 0;
 		tbl_row(t, v);
 	}
 	rc = t && tbl_close(t) == 0 ? 0 : 1;
-	/* The kernel does not store every switch from idle into a task (and a
-	 * pid filter drops more): say how many on-CPU intervals began at an
-	 * inferred time rather than a recorded one. */
-	if (c.fmt == TBL_TEXT)
-		printf("\nswitch-ins inferred: %llu of %llu (the file lacks them; their on-CPU time "
-		       "starts at the CPU's latest earlier event)\n",
-		       (unsigned long long)s.inferred, (unsigned long long)total_switches(&s));
-	else if (s.inferred)
+	if (c.fmt == TBL_TEXT) {
+		printf("\nclock: %s\n", s.runtime_reports
+			? "the kernel's (sched_stat_runtime), as /proc/PID/schedstat counts"
+			: "switch and wakeup timestamps (the file has no sched_stat_runtime): run-queue waits "
+			  "can differ from /proc/PID/schedstat's");
+		/* The kernel does not store every switch from idle into a task
+		 * (and a pid filter drops more): how many on-CPU intervals began
+		 * at an inferred time rather than a recorded one. */
+		printf("switch-ins inferred: %llu of %llu (the file lacks them; %s)\n", (unsigned long long)s.inferred,
+		       (unsigned long long)total_switches(&s),
+		       s.runtime_reports ? "where the kernel reported runtime, its clock says when they ran"
+					 : "their on-CPU time starts at the CPU's latest earlier event");
+		if (partial_rows)
+			printf("partial: %zu task(s) ran or waited before the first event (start) or after the last "
+			       "(end): their on-CPU time and waits are lower bounds; gaps: switch-outs missing from "
+			       "the file\n", partial_rows);
+	}
+	c.inferred = (int64_t)s.inferred;
+	struct tpp_losses loss;
+	tpp_losses(tpp_r_meta(c.r), &loss);
+	if (c.fmt != TBL_TEXT && s.inferred && !loss.unstored) /* else the unstored note says it */
 		fprintf(stderr, "tracepp sched: note: %llu switch-in(s) missing from the file were "
 			"inferred (inferred_switch_ins per task)\n", (unsigned long long)s.inferred);
 	acli_report_run(&c, &st);

@@ -16,13 +16,27 @@
  *           +500, 100 sleeps at +1000. Every third switch-in (cycles 1, 4,
  *           ...) is left out, as this kernel does: 10 missing. The true
  *           on-CPU time is 30 x 500 ns.
+ *  clock    the kernel's clock (sched_stat_runtime) against the tracepoints'
+ *           (see the expected numbers in tests/t-sched-clock.sh):
+ *           CPU 0: 100 woken from idle at 1000, switched in at 1600 but on
+ *           the clock of the wakeup (its first report: 1100 at 2100); 100
+ *           wakes 101 at 2500 (report 390 at 2490) and is preempted at 2700
+ *           on that clock; 101 reports 450 at 3000, blocks at 3500 (report
+ *           490 at 3490); 100 reports 500 at 4000, blocks at 4200 (report
+ *           190 at 4190); 101 woken at 5000, its switch-in missing, reports
+ *           580 at 5600 and blocks at 5700 (report 90 at 5690).
+ *           CPU 1: 102 already running reports 5000 at 1200 and blocks at
+ *           1210; 104 woken at 1450, in at 1500, in again at 1800 (its
+ *           switch-out missing), out at 2000, reporting nothing; 103 woken
+ *           at 6000, in at 6100, reports 900 at 7000.
+ *  clock-ts the same without the runtime reports.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tpp_format.h"
 
-enum { T_ENTRY = 1, T_EXIT, T_SWITCH, T_WAKEUP };
+enum { T_ENTRY = 1, T_EXIT, T_SWITCH, T_WAKEUP, T_RUNTIME };
 static struct tpp_writer *w;
 
 static void die(const char *what)
@@ -38,30 +52,50 @@ static void ev(uint32_t stream, uint16_t type, uint64_t ts, int32_t tid, uint64_
 		die("event");
 }
 
-static void wakeup(uint32_t stream, uint64_t ts, int32_t waker, int32_t pid)
+/* An event whose fields are comm ("t"), pid, then one more value (the
+ * wakeup's prio, the runtime's ns). */
+static void task_event(uint32_t stream, uint16_t type, uint64_t ts, int32_t tid, int32_t pid, uint64_t third)
 {
 	union tpp_val v[4];
 	memset(v, 0, sizeof(v));
 	v[0].s.p = "t";
 	v[0].s.len = 1;
 	v[1].i = pid;
-	if (tpp_w_event(w, stream, T_WAKEUP, ts, waker, v) < 0)
-		die("wakeup");
+	v[2].u = third;
+	if (tpp_w_event(w, stream, type, ts, tid, v) < 0)
+		die("task event");
 }
 
-static void sw(uint32_t stream, uint64_t ts, int32_t prev, int32_t next)
+static void wakeup(uint32_t stream, uint64_t ts, int32_t waker, int32_t pid)
+{
+	task_event(stream, T_WAKEUP, ts, waker, pid, 0);
+}
+
+static int no_runtime; /* clock-ts: the same trace without runtime reports */
+static void runtime(uint32_t stream, uint64_t ts, int32_t pid, uint64_t ns)
+{
+	if (!no_runtime)
+		task_event(stream, T_RUNTIME, ts, pid, pid, ns);
+}
+
+static void sw_state(uint32_t stream, uint64_t ts, int32_t prev, int32_t next, int64_t state)
 {
 	union tpp_val v[7];
 	memset(v, 0, sizeof(v));
 	v[0].s.p = "t";
 	v[0].s.len = 1;
 	v[1].i = prev;
-	v[3].i = 1; /* prev_state S */
+	v[3].i = state; /* 1: S, 0: R (preempted) */
 	v[4].s.p = "t";
 	v[4].s.len = 1;
 	v[5].i = next;
 	if (tpp_w_event(w, stream, T_SWITCH, ts, prev, v) < 0)
 		die("switch");
+}
+
+static void sw(uint32_t stream, uint64_t ts, int32_t prev, int32_t next)
+{
+	sw_state(stream, ts, prev, next, 1);
 }
 
 #define BASE 0x400000ull
@@ -96,8 +130,11 @@ int main(int argc, char **argv)
 	static const struct tpp_field_def wkf[] = {
 		{"comm", TPP_F_STR}, {"pid", TPP_F_S64}, {"prio", TPP_F_S64}, {"target_cpu", TPP_F_S64}};
 	struct tpp_type_def t4 = {T_WAKEUP, "sched_wakeup", "sched", 4, wkf};
+	static const struct tpp_field_def rtf[] = {{"comm", TPP_F_STR}, {"pid", TPP_F_S64}, {"runtime", TPP_F_U64}};
+	struct tpp_type_def t5 = {T_RUNTIME, "sched_stat_runtime", "sched", 3, rtf};
+	no_runtime = !strcmp(argv[1], "clock-ts");
 	if (tpp_w_add_type(w, &t1) < 0 || tpp_w_add_type(w, &t2) < 0 || tpp_w_add_type(w, &t3) < 0 ||
-	    tpp_w_add_type(w, &t4) < 0)
+	    tpp_w_add_type(w, &t4) < 0 || (!no_runtime && tpp_w_add_type(w, &t5) < 0))
 		die("types");
 	if (tpp_w_stream(w, 0, TPP_S_CPU, 0, -1, -1) < 0 || tpp_w_stream(w, 1, TPP_S_CPU, 1, -1, -1) < 0 ||
 	    tpp_w_stream(w, 10, TPP_S_THREAD, -1, 100, 100) < 0 ||
@@ -146,6 +183,33 @@ int main(int argc, char **argv)
 				sw(0, t + 500, 0, 100);
 			sw(0, t + 1000, 100, 0);
 		}
+	} else if (!strncmp(argv[1], "clock", 5)) {
+		/* in time order across both CPUs: the writer keeps each stream's */
+		wakeup(0, 1000, 0, 100);
+		runtime(1, 1200, 102, 5000);
+		sw(1, 1210, 102, 0);
+		wakeup(1, 1450, 0, 104);
+		sw(1, 1500, 0, 104);
+		sw(1, 1800, 0, 104); /* 104's switch-out before it is missing */
+		sw(1, 2000, 104, 0);
+		sw(0, 1600, 0, 100);
+		runtime(0, 2100, 100, 1100);
+		runtime(0, 2490, 100, 390);
+		wakeup(0, 2500, 100, 101);
+		sw_state(0, 2700, 100, 101, 0);
+		runtime(0, 3000, 101, 450);
+		runtime(0, 3490, 101, 490);
+		sw(0, 3500, 101, 100);
+		runtime(0, 4000, 100, 500);
+		runtime(0, 4190, 100, 190);
+		sw(0, 4200, 100, 0);
+		wakeup(0, 5000, 0, 101);
+		runtime(0, 5600, 101, 580);
+		runtime(0, 5690, 101, 90);
+		sw(0, 5700, 101, 0);
+		wakeup(1, 6000, 0, 103);
+		sw(1, 6100, 0, 103);
+		runtime(1, 7000, 103, 900);
 	} else {
 		return 2;
 	}
