@@ -9,7 +9,9 @@
 #   a slice     starts on the kernel's clock at its first report's time less
 #               that runtime, and ends that start plus its runtime;
 #   a wait      from the wakeup, or from the end of a preempted slice, to the
-#               start of the next slice.
+#               start of the next slice; a wakeup right after a runtime report
+#               its waker fired (the preemption check's) was enqueued on that
+#               report's clock, and waits from there.
 . "$(dirname "$0")/lib.sh"
 cflags="-std=gnu11 -O1 -I$TOP/format"
 case $B in *san*) cflags="$cflags -fsanitize=address,undefined" ;; esac
@@ -36,7 +38,7 @@ test_expect 'with runtime reports: on-CPU and waits on the kernel clock, as sche
 	"$MK" clock c.tpp && "$TRACEPP" sched --format=json c.tpp >c.json 2>c.err && cat c.err &&
 	expect c.json "100 oncpu_ns 2180" "100 runq_wait_ns 1010" "100 wakeup_avg_ns 0" \
 		"100 switches 2" "100 involuntary 1" "100 partial null" \
-		"101 oncpu_ns 1610" "101 runq_wait_ns 70" "101 wakeup_avg_ns 35" "101 wakeup_max_ns 50" \
+		"101 oncpu_ns 1610" "101 runq_wait_ns 80" "101 wakeup_avg_ns 40" "101 wakeup_max_ns 60" \
 		"101 inferred_switch_ins 1" "101 partial null" \
 		"102 oncpu_ns 200" "102 partial start" "103 oncpu_ns 900" "103 runq_wait_ns 100" \
 		"103 partial end" "104 oncpu_ns 500" "104 runq_wait_ns 50" "104 partial gaps" &&

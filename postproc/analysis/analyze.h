@@ -426,6 +426,10 @@ struct an_cpu {
 	uint64_t last_switch, ev_ts;
 	uint64_t other_ts; /* latest event of a task other than ev_tid */
 	int seen;
+	/* when the CPU's latest event is a runtime report: its time, the task
+	 * it reports and the task that fired it (rt_ts 0: it is not) */
+	uint64_t rt_ts;
+	int32_t rt_pid, rt_tid;
 };
 struct an_sched {
 	struct an_task *t;

@@ -20,7 +20,8 @@
  *           (see the expected numbers in tests/t-sched-clock.sh):
  *           CPU 0: 100 woken from idle at 1000, switched in at 1600 but on
  *           the clock of the wakeup (its first report: 1100 at 2100); 100
- *           wakes 101 at 2500 (report 390 at 2490) and is preempted at 2700
+ *           wakes 101 at 2500 (report 390 at 2490, the enqueue's clock:
+ *           101 waits from there) and is preempted at 2700
  *           on that clock; 101 reports 450 at 3000, blocks at 3500 (report
  *           490 at 3490); 100 reports 500 at 4000, blocks at 4200 (report
  *           190 at 4190); 101 woken at 5000, its switch-in missing, reports
