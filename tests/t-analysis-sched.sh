@@ -75,10 +75,10 @@ schedstat_check() { python3 - "$@" <<-\PY
 	    eon = 100.0 * (r["oncpu_ns"] - on) / on
 	    erq = 100.0 * (r["runq_wait_ns"] - rq) / rq if rq else 0
 	    ok = (abs(eon) <= 2 and abs(r["runq_wait_ns"] - rq) <= max(rq * 0.05, 50000) and
-	          r["switches"] == vol + invol and r["partial"] is None)
+	          r["switches"] == vol + invol and r.get("partial") is None)
 	    print("  tid %d on-cpu %d/%d (%+.2f%%) runq %d/%d (%+.2f%%) switches %d/%d partial %s%s" % (
 	        tid, r["oncpu_ns"], on, eon, r["runq_wait_ns"], rq, erq, r["switches"], vol + invol,
-	        r["partial"], "" if ok else "  <-- OUT"))
+	        r.get("partial"), "" if ok else "  <-- OUT"))
 	    bad += not ok
 	sys.exit(bad or n != 2)
 	PY

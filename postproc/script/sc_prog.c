@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "losses.h"
 #include "sc_int.h"
 
 int sc_run(struct sc_prog *P, const struct tps_opts *o, struct tps_stats *st, char *err, size_t errlen);
@@ -173,7 +174,6 @@ static void losses(struct tps_prog *p)
 {
 	struct sc_prog *P = &p->P;
 	const struct tpp_meta *m = tpp_r_meta(P->r);
-	uint64_t unstored = 0;
 	for (size_t i = 0; i < m->nnotes; i++) {
 		const struct tpp_note *nt = &m->notes[i];
 		if (strcmp(nt->kind, "kernel_unstored"))
@@ -190,12 +190,14 @@ static void losses(struct tps_prog *p)
 					continue;
 				sc_warn(P, "the kernel fired %llu %s event(s) it did not store: the probes on them saw fewer",
 					c, nt->keys[k]);
-				unstored += c;
 			}
 		}
 	}
-	if (m->lost_total > unstored)
-		sc_warn(P, "the recorder lost %llu event(s); counts may be low", (unsigned long long)(m->lost_total - unstored));
+	/* lost, not unstored: the words and the split of tracepp info (losses.h) */
+	struct tpp_losses l;
+	tpp_losses(m, &l);
+	if (l.lost)
+		sc_warn(P, "the recorder lost %llu event(s); counts may be low", (unsigned long long)l.lost);
 }
 
 int tps_prog_run(struct tps_prog *p, struct tps_stats *st, char *err, size_t errlen)
