@@ -78,11 +78,17 @@ int plot_hist(struct plot_model *m, struct plot_job *j, const struct plot_req *q
 		fprintf(d, "%s# %s n=%zu p50_ns=%llu p99_ns=%llu max_ns=%llu\n", index[k] ? "\n\n" : "",
 			plot_lat_name[k], m->lat[k].n, (unsigned long long)p50[k],
 			(unsigned long long)p99[k], (unsigned long long)mx[k]);
-		for (int b = 0; b < PLOT_NBINS; b++)
-			if (cnt[b])
-				fprintf(d, "%.6g %.6g %llu\n", plot_bin_lo(b) / 1e3,
-					plot_bin_hi(b) / 1e3,
-					(unsigned long long)cnt[b]);
+		for (int b = 0; b < PLOT_NBINS; b++) {
+			if (!cnt[b])
+				continue;
+			/* The rounded edges give the lowest bins no width; gnuplot
+			 * refuses a panel whose only bar is empty ("empty x range"). */
+			double lo = plot_bin_lo(b), hi = plot_bin_hi(b);
+			if (hi <= lo)
+				hi = lo * 1.2589254117941673;
+			fprintf(d, "%.6g %.6g %llu\n", lo / 1e3, hi / 1e3,
+				(unsigned long long)cnt[b]);
+		}
 	}
 	if (plot_data_close(j, d, datname))
 		return -EIO;
