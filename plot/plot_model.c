@@ -89,7 +89,10 @@ double plot_bin_lo(int bin)
 
 double plot_bin_hi(int bin)
 {
-	return bin + 1 < PLOT_NBINS ? plot_bin_lo(bin + 1) : plot_bin_lo(bin) * 1.2589;
+	double lo = plot_bin_lo(bin), hi = bin + 1 < PLOT_NBINS ? plot_bin_lo(bin + 1) : 0;
+	/* Rounded edges leave the lowest bins no width; gnuplot then warns of an
+	 * empty range when they are all a panel holds. */
+	return hi > lo ? hi : lo * 1.2589;
 }
 
 /* ------------------------------------------------------------- scanner */
