@@ -214,30 +214,7 @@ same() {
 	PY
 }
 
-export PYTHONPATH=$_scratch
-cat >"$_scratch/btmaps.py" <<'PY'
-import re
-def parse(text):
-    maps, order, cur = {}, {}, None
-    for line in text.split("\n"):
-        m = re.match(r"^(@\w*)(?:\[(.*)\])?: (.*)$", line)
-        if m:
-            name, key, val = m.group(1), m.group(2) or "", m.group(3)
-            maps.setdefault(name, {})
-            order.setdefault(name, [])
-            if val == "":
-                maps[name][key] = []
-                cur = maps[name][key]
-            else:
-                maps[name][key] = val
-                order[name].append(val)
-                cur = None
-        elif cur is not None and line.strip():
-            cur.append((line[:16].strip(), int(line[16:].split("|")[0])))
-        else:
-            cur = None
-    return maps, order
-PY
+export PYTHONPATH=$TOP/tests	# btmaps.py
 
 cd "$_scratch" && live >live.log 2>&1
 ok=$?

@@ -15,31 +15,7 @@ G=$_scratch/g.tpp F=$_scratch/f.tpp
 
 # bpftrace's text maps as {name: {key: value or [hist rows]}} and the order
 # of each map's values (ties aside), for comparing two outputs.
-cat >"$_scratch/btmaps.py" <<'PY'
-import re, sys
-def parse(text):
-    maps, order, cur = {}, {}, None
-    for line in text.split("\n"):
-        m = re.match(r"^(@\w*)(?:\[(.*)\])?: (.*)$", line)
-        if m:
-            name, key, val = m.group(1), m.group(2) or "", m.group(3)
-            maps.setdefault(name, {})
-            order.setdefault(name, [])
-            if val == "":
-                maps[name][key] = []
-                cur = maps[name][key]
-            else:
-                maps[name][key] = val
-                order[name].append(val)
-                cur = None
-        elif cur is not None and line.strip():
-            lab, rest = line[:16].strip(), line[16:]
-            cur.append((lab, int(rest.split("|")[0])))
-        else:
-            cur = None
-    return maps, order
-PY
-export PYTHONPATH=$_scratch
+export PYTHONPATH=$TOP/tests	# btmaps.py
 
 test_expect 'counts, sums, min, max, avg, stats by a string field equal the events counted in Python' '
 	"$TRACEPP" script -e "tracepoint:sched:sched_switch { @c[args->prev_comm] = count(); @s[args->prev_comm] = sum(args->prev_pid);
