@@ -39,10 +39,12 @@ LDLIBS   += $(PKG_LIBS) -lpthread -lm
 # debuginfod client cannot be loaded (the one link warning, silenced): a
 # file carries the symbols its analysis needs.
 TPP_STATIC := $(filter-out -pthread -lpthread,$(shell pkg-config --static --libs liblz4 libdw 2>/dev/null))
+# C++ names are demangled by the C++ ABI's own demangler, from libsupc++.a
+# (g++'s runtime support library, part of the g++ package).
 ifeq ($(SAN),1)
-  TPP_LIBS := -Wl,-Bstatic $(TPP_STATIC) -Wl,-Bdynamic -lpthread -lm
+  TPP_LIBS := -Wl,-Bstatic $(TPP_STATIC) -lsupc++ -Wl,-Bdynamic -lpthread -lm
 else
-  TPP_LIBS := -static-pie -Wl,--no-warnings $(TPP_STATIC) -lpthread -lm
+  TPP_LIBS := -static-pie -Wl,--no-warnings $(TPP_STATIC) -lsupc++ -lpthread -lm
 endif
 LDFLAGS  += $(EXTRA_LDFLAGS)
 

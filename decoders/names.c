@@ -19,6 +19,8 @@ struct map {
 struct tpp_names {
 	struct tslot *slots;
 	size_t nslots;
+	char **probe; /* per type id: the function it probes (owned), or NULL */
+	size_t nprobe;
 	struct map *maps; /* sorted by pid, start */
 	size_t nmaps;
 };
@@ -50,6 +52,57 @@ static const struct tpp_symtab *find_symtab(const struct tpp_meta *m, const stru
 		if (!strcmp(m->symtabs[i].path, mm->path))
 			return &m->symtabs[i];
 	return NULL;
+}
+
+static int has_field(const struct tpp_type *t, const char *name)
+{
+	for (uint16_t i = 0; i < t->nfields; i++)
+		if (t->fields[i].name && !strcmp(t->fields[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* Probe types by their fields: __probe_ip (uprobe, kprobe entries),
+ * __probe_func (returns); the note of the recorder that made them, if any. */
+static int probes_open(struct tpp_names *n, const struct tpp_reader *r, const struct tpp_meta *m)
+{
+	const struct tpp_file_info *fi = tpp_r_info(r);
+	for (uint32_t i = 0; i < fi->ntypes; i++) {
+		const struct tpp_type *t = &fi->types[i];
+		if (!t->name || t->id >= TPP_MAX_TYPES ||
+		    !(has_field(t, "__probe_ip") || has_field(t, "__probe_func")))
+			continue;
+		if (!n->probe) {
+			n->nprobe = TPP_MAX_TYPES;
+			if (!(n->probe = calloc(n->nprobe, sizeof(*n->probe))))
+				return -ENOMEM;
+		}
+		const char *func = NULL;
+		size_t sl = t->system ? strlen(t->system) : 0;
+		for (size_t k = 0; k < m->nnotes && !func; k++) {
+			const struct tpp_note *no = &m->notes[k];
+			const char *ev = NULL, *fn = NULL;
+			if (strcmp(no->kind, "probe"))
+				continue;
+			for (size_t j = 0; j < no->n; j++) {
+				if (!strcmp(no->keys[j], "event"))
+					ev = no->vals[j];
+				else if (!strcmp(no->keys[j], "func"))
+					fn = no->vals[j];
+			}
+			if (ev && fn && sl && !strncmp(ev, t->system, sl) && ev[sl] == '/' && !strcmp(ev + sl + 1, t->name))
+				func = fn;
+		}
+		size_t len = func ? strlen(func) : strlen(t->name);
+		if (!func) {
+			func = t->name;
+			if (len > 8 && !strcmp(func + len - 8, "__return"))
+				len -= 8;
+		}
+		if (!(n->probe[t->id] = strndup(func, len)))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 int tpp_names_open(struct tpp_names **np, const struct tpp_reader *r)
@@ -112,6 +165,10 @@ int tpp_names_open(struct tpp_names **np, const struct tpp_reader *r)
 		p->st = find_symtab(m, mm);
 	}
 	qsort(n->maps, n->nmaps, sizeof(*n->maps), cmp_map);
+	if (probes_open(n, r, m)) {
+		tpp_names_close(n);
+		return -ENOMEM;
+	}
 	*np = n;
 	return 0;
 }
@@ -120,9 +177,17 @@ void tpp_names_close(struct tpp_names *n)
 {
 	if (!n)
 		return;
+	for (size_t i = 0; i < n->nprobe; i++)
+		free(n->probe[i]);
+	free(n->probe);
 	free(n->slots);
 	free(n->maps);
 	free(n);
+}
+
+const char *tpp_names_probe(const struct tpp_names *n, uint16_t type)
+{
+	return type < n->nprobe ? n->probe[type] : NULL;
 }
 
 const char *tpp_names_comm(const struct tpp_names *n, int32_t tid)

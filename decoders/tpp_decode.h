@@ -194,5 +194,10 @@ int32_t tpp_names_pid(const struct tpp_names *n, int32_t tid);
 /* Symbol containing addr in process pid's address space: returns the name
  * and sets *off to addr - symbol start, or NULL when unknown. */
 const char *tpp_names_sym(const struct tpp_names *n, int32_t pid, uint64_t addr, uint64_t *off);
+/* The function a probe event type (uprobe or kprobe, entry or return)
+ * probes: from the recorder's "probe" note, else the event's name without
+ * "__return"; NULL for other types. Names a call whose task's memory maps
+ * are not in the file. */
+const char *tpp_names_probe(const struct tpp_names *n, uint16_t type);
 
 #endif

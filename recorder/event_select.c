@@ -165,6 +165,22 @@ int es_add_raw(struct es_list *l, const char *sn)
 	return push(l, sys, s + 1, 0);
 }
 
+int es_add_names(struct es_list *l, const char *dir, const char *sn)
+{
+	const char *s = strchr(sn, '/');
+	char sys[64];
+	if (!s || (size_t)(s - sn) >= sizeof(sys))
+		return -EINVAL;
+	snprintf(sys, sizeof(sys), "%.*s", (int)(s - sn), sn);
+	if (!exists(dir, sys, s + 1))
+		return 0;
+	size_t n = l->n;
+	int err = push(l, sys, s + 1, 0);
+	if (!err && l->n > n)
+		l->v[n].names_only = 1;
+	return err;
+}
+
 int es_set_filter(struct es_list *l, const char *filter)
 {
 	if (l->last_start >= l->n) {

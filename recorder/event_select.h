@@ -14,6 +14,7 @@ struct es_event {
 	char system[64], name[128];
 	const char *filter; /* not owned: points into argv */
 	int from_group;     /* chosen through a group/subsystem, not by name */
+	int names_only;     /* read for task names, not stored (es_add_names) */
 };
 
 struct es_list {
@@ -28,6 +29,10 @@ struct es_list {
 int es_add(struct es_list *l, const char *events_dir, const char *spec);
 /* Appends a raw "SYSTEM/NAME" (probes created by the function tracer). */
 int es_add_raw(struct es_list *l, const char *sys_slash_name);
+/* Appends "SYSTEM/NAME" if this kernel has it and it is not selected yet,
+ * marked names_only: the recorder reads it to name tasks (threads, forks,
+ * renames) but stores it only when selected by -e. 0 also when absent. */
+int es_add_names(struct es_list *l, const char *events_dir, const char *sys_slash_name);
 /* Sets filter on the events of the latest es_add. -EINVAL if none. */
 int es_set_filter(struct es_list *l, const char *filter);
 void es_release(struct es_list *l);

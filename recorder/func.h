@@ -59,6 +59,11 @@ int func_drain(struct func_session *s, struct tpp_writer *w, uint32_t *next_stre
 /* pid was seen in the recording (an event's task): remember it so that its
  * maps and symbols are saved. Cheap when called repeatedly. */
 void func_note_pid(struct func_session *s, int32_t pid);
+/* Process parent forked child: until child's own maps are known, its
+ * addresses are parent's (a fork copies the address space). */
+void func_note_fork(struct func_session *s, int32_t parent, int32_t child);
+/* pid exec'd: its new maps are read now, while it most likely runs. */
+void func_note_exec(struct func_session *s, int32_t pid);
 /* After the target ended or recording stopped: last drain, memory maps,
  * build-ids and symbol tables, lost counts. */
 int func_finish(struct func_session *s, struct tpp_writer *w, uint32_t *next_stream);
@@ -78,5 +83,24 @@ void func_session_free(struct func_session *s);
  * the process is exiting). */
 void func_session_cleanup_signal(struct func_session *s);
 const char *func_error(const struct func_session *s);
+
+/* Hints (func_hints.c), for the record command to print: 1 with a one-line
+ * msg when command cmd is not built with -pg/-finstrument-functions (its
+ * recording holds no calls unless probes or kernel events are asked for);
+ * when process pid is built with one of them but tracerec's runtime is not
+ * loaded in it (-p records none of its calls). 0 otherwise. */
+int func_hint_untraced(const char *cmd, char *msg, size_t len);
+int func_hint_pid(int32_t pid, char *msg, size_t len);
+
+/* Probe definitions are global: one of a recorder that died (kill -9) stays
+ * for ever and keeps the traced binary's breakpoints. (func_probe.c) */
+/* Deletes every probe of group tpp_PID in tracefs's uprobe_events and
+ * kprobe_events: the count removed, or -EBUSY while some are still enabled
+ * (their instance not yet removed). Allocates nothing: the guard process
+ * calls it after the recorder is gone. */
+int func_probes_remove_group(const char *tracefs, int32_t pid);
+/* Removes the probes (and tracefs instances) of recorders that no longer
+ * run; > 0 with a one-line msg saying whose and how many. */
+int func_probes_reap_stale(const char *tracefs, char *msg, size_t len);
 
 #endif

@@ -86,6 +86,37 @@ int64_t func_elf_file_offset(const char *path, uint64_t addr);
 /* 1 if the file is an ELF object at all. */
 int func_elf_is_elf(const char *path);
 
+/* ---- signatures (func_dwarf.c) ---------------------------------------- */
+/* How a value is fetched and printed: integer, char ('z'), bool, pointer
+ * (hex), C string, floating point; FV_OTHER (a struct) cannot be. */
+enum func_vclass { FV_VOID, FV_SINT, FV_UINT, FV_CHAR, FV_BOOL, FV_PTR, FV_STR, FV_F32, FV_F64, FV_OTHER };
+#define FUNC_SIG_MAX 16
+struct func_param {
+	char name[64];
+	enum func_vclass vc;
+	int size;       /* bytes */
+	int sse;        /* passed in an SSE register (float, double) */
+	int reg;        /* index among its class's registers (rdi.. or xmm0..), -1: on the stack or unknown */
+	int artificial; /* "this" */
+};
+struct func_sig {
+	enum func_vclass ret; /* FV_VOID: returns nothing */
+	int ret_size;
+	size_t nparams;
+	struct func_param p[FUNC_SIG_MAX];
+};
+struct func_dwarf;
+/* Indexes the function definitions of an ELF object's DWARF. *d is set
+ * even on error (-ENOENT: no debug info) and must be closed. */
+int func_dwarf_open(struct func_dwarf **d, const char *path);
+void func_dwarf_close(struct func_dwarf *d);
+/* The signature of func (its symbol name: linkage name for C++), or
+ * -ENOENT when d has no definition of it. */
+int func_dwarf_sig(struct func_dwarf *d, const char *func, struct func_sig *sig);
+/* "s32", "u8", "char", "bool", "ptr", "str", "f64", "void": the type codes of
+ * the file's probe notes (specs/format.md). */
+const char *func_vclass_code(enum func_vclass vc, int size);
+
 /* ---- probes (func_probe.c) -------------------------------------------- */
 struct func_probes;
 int func_probes_create(struct func_probes **pp, const struct func_opts *o, char *err, size_t errlen);
@@ -93,6 +124,10 @@ void func_probes_names(struct func_probes *p, const char *const **names, size_t 
 /* The ELF files probes were placed in (resolved paths, owned by p): their
  * symbol tables belong in the file even though no runtime address marks them. */
 void func_probes_paths(struct func_probes *p, const char *const **paths, size_t *n);
+/* Writes one "probe" note per event made (event, func, object, offset,
+ * kind): a reader names a probe's calls from it, whichever task made them
+ * and whether or not that task's maps were caught. p may be NULL. */
+int func_probes_note(struct func_probes *p, struct tpp_writer *w);
 /* Deletes every probe definition made; async-signal-safe (open/write/close). */
 void func_probes_remove(struct func_probes *p);
 void func_probes_free(struct func_probes *p);
@@ -107,6 +142,11 @@ void func_maps_add_text(struct func_maps *m, int32_t pid, const char *text, size
 /* Reads /proc/PID/maps now if the process still exists; 0 or -errno. */
 int func_maps_read_proc(struct func_maps *m, int32_t pid);
 int func_maps_has(const struct func_maps *m, int32_t pid);
+/* child was forked by parent: a child with no maps of its own gets parent's
+ * (its address space began as a copy), now if parent's are known, else at
+ * func_maps_inherit (before marking addresses, at the end). */
+void func_maps_fork(struct func_maps *m, int32_t parent, int32_t child);
+void func_maps_inherit(struct func_maps *m);
 /* A recorded address of pid: the ELF it falls in will get a symbol table.
  * 1 if a known mapping holds it, else 0 (mark again once maps are known). */
 int func_maps_mark(struct func_maps *m, int32_t pid, uint64_t addr);

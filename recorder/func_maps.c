@@ -17,6 +17,7 @@ struct fmap {
 };
 struct fproc {
 	int32_t pid;
+	int32_t parent; /* the forking process, 0 when not known */
 	size_t n;
 	struct fmap *m;
 };
@@ -85,6 +86,61 @@ int func_maps_has(const struct func_maps *m, int32_t pid)
 		if (m->p[i].pid == pid && m->p[i].n)
 			return 1;
 	return 0;
+}
+
+/* c gets a copy of a's mappings; 0 or -ENOMEM. */
+static int copy_maps(struct fproc *c, const struct fproc *a)
+{
+	struct fmap *m = calloc(a->n ? a->n : 1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	size_t k = 0;
+	for (; k < a->n; k++) {
+		/* the child's own mmap records are still to be written */
+		m[k] = (struct fmap){a->m[k].start, a->m[k].end, a->m[k].pgoff, strdup(a->m[k].path), 0, 0};
+		if (!m[k].path)
+			break;
+	}
+	proc_clear(c);
+	c->m = m;
+	c->n = k;
+	return 0;
+}
+
+void func_maps_fork(struct func_maps *m, int32_t parent, int32_t child)
+{
+	if (parent == child || !proc_get(m, parent, 1))
+		return;
+	size_t pi = m->last;
+	struct fproc *c = proc_get(m, child, 1);
+	if (!c)
+		return;
+	/* now, while the parent's layout is what the child began with */
+	if (!c->n && m->p[pi].n)
+		copy_maps(c, &m->p[pi]);
+	if (!c->parent)
+		c->parent = parent;
+}
+
+void func_maps_inherit(struct func_maps *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->p[i].n || !m->p[i].parent)
+			continue;
+		/* nearest ancestor with maps: a fork of a fork */
+		const struct fproc *a = NULL;
+		int32_t anc = m->p[i].parent;
+		for (int hops = 0; anc && hops < 64 && !a; hops++) {
+			const struct fproc *q = proc_get(m, anc, 0);
+			if (!q)
+				break;
+			if (q->n)
+				a = q;
+			anc = q->parent;
+		}
+		if (a)
+			copy_maps(&m->p[i], a);
+	}
 }
 
 void func_maps_add_text(struct func_maps *m, int32_t pid, const char *text, size_t len)

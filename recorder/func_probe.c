@@ -23,6 +23,13 @@ struct func_probes {
 	char **names;  /* "group/event", given to the record command */
 	char **remove; /* "-:group/event\n", precomputed for signal-safe removal */
 	int *is_k;
+	/* what each event probes, for the file's probe notes: the function, the
+	 * object ("kernel" for kprobes) and the file offset, entry or return */
+	char **func;
+	char **types; /* "x=s32 s=str" of the fetched values, "ret=void" */
+	const char **obj;
+	uint64_t *off;
+	uint8_t *is_ret;
 	size_t n, cap;
 	char **paths; /* the binaries probed, once each */
 	size_t npaths;
@@ -43,19 +50,19 @@ void func_probes_paths(struct func_probes *p, const char *const **paths, size_t 
 	*n = p->npaths;
 }
 
-static int path_add(struct func_probes *p, const char *path)
+/* The copy of path p keeps (one per binary), NULL on -ENOMEM. */
+static const char *path_add(struct func_probes *p, const char *path)
 {
 	for (size_t i = 0; i < p->npaths; i++)
 		if (!strcmp(p->paths[i], path))
-			return 0;
+			return p->paths[i];
 	char **np = realloc(p->paths, (p->npaths + 1) * sizeof(*np));
 	if (!np)
-		return -ENOMEM;
+		return NULL;
 	p->paths = np;
 	if (!(np[p->npaths] = strdup(path)))
-		return -ENOMEM;
-	p->npaths++;
-	return 0;
+		return NULL;
+	return np[p->npaths++];
 }
 
 void func_probes_remove(struct func_probes *p)
@@ -91,7 +98,16 @@ void func_probes_free(struct func_probes *p)
 			free(p->names[i]);
 		if (p->remove)
 			free(p->remove[i]);
+		if (p->func)
+			free(p->func[i]);
+		if (p->types)
+			free(p->types[i]);
 	}
+	free(p->func);
+	free(p->types);
+	free(p->obj);
+	free(p->off);
+	free(p->is_ret);
 	for (size_t i = 0; i < p->npaths; i++)
 		free(p->paths[i]);
 	free(p->paths);
@@ -120,8 +136,10 @@ static int probe_write(const char *file, const char *line, char *err, size_t err
 	return 0;
 }
 
-/* Records that group/event exists, so that removal finds it. */
-static int probe_add(struct func_probes *p, const char *event, int is_k)
+/* Records that group/event exists, so that removal finds it, and what it
+ * probes: func at offset off of obj (a path owned by p, or "kernel"). */
+static int probe_add(struct func_probes *p, const char *event, int is_k, const char *func, const char *obj,
+		     uint64_t off, int is_ret, const char *types)
 {
 	if (p->n == p->cap) {
 		size_t nc = p->cap ? 2 * p->cap : 64;
@@ -133,19 +151,57 @@ static int probe_add(struct func_probes *p, const char *event, int is_k)
 		if (!nr)
 			return -ENOMEM;
 		p->remove = nr;
-		int *nk = realloc(p->is_k, nc * sizeof(*nk));
-		if (!nk)
+		char **nf = realloc(p->func, nc * sizeof(*nf));
+		if (!nf)
 			return -ENOMEM;
-		p->is_k = nk;
+		p->func = nf;
+		char **nt = realloc(p->types, nc * sizeof(*nt));
+		if (!nt)
+			return -ENOMEM;
+		p->types = nt;
+		int *nk = realloc(p->is_k, nc * sizeof(*nk));
+		const char **no = realloc(p->obj, nc * sizeof(*no));
+		uint64_t *nof = realloc(p->off, nc * sizeof(*nof));
+		uint8_t *nrt = realloc(p->is_ret, nc);
+		if (nk)
+			p->is_k = nk;
+		if (no)
+			p->obj = no;
+		if (nof)
+			p->off = nof;
+		if (nrt)
+			p->is_ret = nrt;
+		if (!nk || !no || !nof || !nrt)
+			return -ENOMEM;
 		for (size_t i = p->cap; i < nc; i++)
-			p->names[i] = p->remove[i] = NULL;
+			p->names[i] = p->remove[i] = p->func[i] = p->types[i] = NULL;
 		p->cap = nc;
 	}
 	if (asprintf(&p->names[p->n], "%s/%s", p->group, event) < 0)
 		return -ENOMEM;
 	if (asprintf(&p->remove[p->n], "-:%s/%s\n", p->group, event) < 0)
 		return -ENOMEM;
+	if (!(p->func[p->n] = strdup(func)) || !(p->types[p->n] = strdup(types)))
+		return -ENOMEM;
+	p->obj[p->n] = obj;
+	p->off[p->n] = off;
+	p->is_ret[p->n] = (uint8_t)is_ret;
 	p->is_k[p->n++] = is_k;
+	return 0;
+}
+
+int func_probes_note(struct func_probes *p, struct tpp_writer *w)
+{
+	static const char *const keys[] = {"event", "func", "object", "offset", "kind", "types"};
+	for (size_t i = 0; p && i < p->n; i++) {
+		char off[24];
+		func_fmt(off, sizeof(off), "0x%llx", (unsigned long long)p->off[i]);
+		const char *vals[] = {p->names[i], p->func[i], p->obj[i], off, p->is_ret[i] ? "return" : "entry",
+				      p->types[i]};
+		int r = tpp_w_note(w, "probe", p->types[i][0] ? 6 : 5, keys, vals);
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -211,129 +267,53 @@ static int resolve_bin(const char *bin, char *out, size_t len)
 	return -ENOENT;
 }
 
-static Dwarf_Die *strip_cv(Dwarf_Die *t, Dwarf_Die *buf)
+/* The probe fetch type of a value of class vc, size bytes. */
+static const char *fetch_of(enum func_vclass vc, int size)
 {
-	Dwarf_Attribute a;
-	while (t && (dwarf_tag(t) == DW_TAG_typedef || dwarf_tag(t) == DW_TAG_const_type ||
-		     dwarf_tag(t) == DW_TAG_volatile_type || dwarf_tag(t) == DW_TAG_restrict_type)) {
-		if (!dwarf_attr(t, DW_AT_type, &a) || !dwarf_formref_die(&a, buf))
-			return NULL;
-		t = buf;
+	switch (vc) {
+	case FV_PTR: return "x64";
+	case FV_STR: return "string";
+	case FV_CHAR: return size == 1 ? "s8" : "u32";
+	case FV_BOOL: return "u8";
+	default: return func_vclass_code(vc, size); /* s8..s64, u8..u64 */
 	}
-	return t;
 }
 
-/* The fetch type for a parameter of DWARF type die t: "u32", "s64", "x64",
- * "string" (a char pointer) or NULL when it cannot live in one register. */
-static const char *fetch_type(Dwarf_Die *param)
+/* Fetch args for the DWARF parameter names want[] of func (signature sig),
+ * appended to out, their type codes to types. Parameters are in the
+ * registers the SysV x86-64 ABI gives them at the entry point, whatever the
+ * optimisation level. */
+static int named_args(const char *func, const struct func_sig *sig, const char *const *want, size_t nwant,
+		      char *out, size_t len, char *types, size_t tlen, char *err, size_t errlen)
 {
-	Dwarf_Attribute a;
-	Dwarf_Die b1, b2, *t;
-	if (!dwarf_attr(param, DW_AT_type, &a) || !(t = dwarf_formref_die(&a, &b1)))
-		return NULL;
-	t = strip_cv(t, &b1);
-	if (!t)
-		return NULL;
-	int tag = dwarf_tag(t);
-	if (tag == DW_TAG_pointer_type) {
-		Dwarf_Die *pt;
-		if (dwarf_attr(t, DW_AT_type, &a) && (pt = dwarf_formref_die(&a, &b2)) && (pt = strip_cv(pt, &b2)) &&
-		    dwarf_tag(pt) == DW_TAG_base_type && dwarf_bytesize(pt) == 1)
-			return "string";
-		return "x64";
-	}
-	if (tag == DW_TAG_enumeration_type)
-		return "s32";
-	if (tag != DW_TAG_base_type)
-		return NULL;
-	Dwarf_Word enc = 0;
-	if (dwarf_attr(t, DW_AT_encoding, &a))
-		dwarf_formudata(&a, &enc);
-	int sz = dwarf_bytesize(t);
-	int sgn = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
-	if (enc == DW_ATE_float || (sz != 1 && sz != 2 && sz != 4 && sz != 8))
-		return NULL;
-	static const char *const st[] = {"s8", "s16", "s32", "s64"}, *const ut[] = {"u8", "u16", "u32", "u64"};
-	int k = sz == 1 ? 0 : sz == 2 ? 1 : sz == 4 ? 2 : 3;
-	return sgn ? st[k] : ut[k];
-}
-
-/* Fetch args for DWARF parameter names of func in path, appended to out.
- * Parameters of the SysV x86_64 ABI are in registers at the entry point,
- * whatever the optimisation level, so the index decides the register.
- * *ret gets the return value's fetch text: typed from DWARF so that an int
- * -1 prints as -1, empty for a void function. */
-static int dwarf_args(const char *path, const char *func, const char *const *want, size_t nwant, char *out,
-		      size_t len, char *ret, size_t retlen, char *err, size_t errlen)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
-	if (!dw) {
-		close(fd);
-		func_fmt(err, errlen, "-A %s: %s has no DWARF debug info to find parameter '%s' (use %%di-style fetch args)",
-			 func, path, want[0]);
-		return -ENOENT;
-	}
-	Dwarf_Off off = 0, next;
-	size_t hsz;
-	int found = 0, rc = 0;
-	size_t got = 0;
-	while (!found && dwarf_nextcu(dw, off, &next, &hsz, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu, die;
-		if (dwarf_offdie(dw, off + hsz, &cu) && dwarf_child(&cu, &die) == 0) {
-			do {
-				if (dwarf_tag(&die) != DW_TAG_subprogram || !dwarf_diename(&die) ||
-				    strcmp(dwarf_diename(&die), func) || !dwarf_hasattr(&die, DW_AT_low_pc))
-					continue;
-				found = 1;
-				const char *rt = fetch_type(&die);
-				if (!dwarf_hasattr(&die, DW_AT_type))
-					ret[0] = 0;
-				else if (rt && strcmp(rt, "string"))
-					func_fmt(ret, retlen, " ret=$retval:%s", rt);
-				Dwarf_Die p;
-				int idx = 0;
-				if (dwarf_child(&die, &p) != 0)
-					break;
-				do {
-					if (dwarf_tag(&p) != DW_TAG_formal_parameter)
-						continue;
-					const char *pn = dwarf_diename(&p);
-					for (size_t w = 0; pn && w < nwant; w++) {
-						if (strcmp(pn, want[w]))
-							continue;
-						const char *ft = fetch_type(&p);
-						if (idx >= 6 || !ft) {
-							func_fmt(err, errlen, "-A %s:%s: parameter is not in an integer register", func, pn);
-							rc = -EINVAL;
-							break;
-						}
-						size_t l = strlen(out);
-						if (!strcmp(ft, "string"))
-							func_fmt(out + l, len - l, " %s=+0(%s):string", pn, abi_regs[idx]);
-						else
-							func_fmt(out + l, len - l, " %s=%s:%s", pn, abi_regs[idx], ft);
-						got++;
-					}
-					idx++;
-				} while (!rc && dwarf_siblingof(&p, &p) == 0);
-				break;
-			} while (dwarf_siblingof(&die, &die) == 0);
+	for (size_t w = 0; w < nwant; w++) {
+		const struct func_param *fp = NULL;
+		for (size_t i = 0; i < sig->nparams && !fp; i++)
+			if (!strcmp(sig->p[i].name, want[w]))
+				fp = &sig->p[i];
+		if (!fp) {
+			func_fmt(err, errlen, "-A %s:%s: %s has no parameter named '%s'", func, want[w], func, want[w]);
+			return -ENOENT;
 		}
-		off = next;
+		if (fp->sse) {
+			func_fmt(err, errlen,
+				 "-A %s:%s: a floating-point parameter is passed in an SSE register, which a uprobe cannot read "
+				 "(record a -pg or -finstrument-functions build to see it)", func, want[w]);
+			return -EINVAL;
+		}
+		if (fp->vc == FV_OTHER || fp->reg < 0) {
+			func_fmt(err, errlen, "-A %s:%s: the parameter is not passed in a register (a struct, or after one)",
+				 func, want[w]);
+			return -EINVAL;
+		}
+		size_t l = strlen(out), tl = strlen(types);
+		if (fp->vc == FV_STR)
+			func_fmt(out + l, len - l, " %s=+0(%s):string", fp->name, abi_regs[fp->reg]);
+		else
+			func_fmt(out + l, len - l, " %s=%s:%s", fp->name, abi_regs[fp->reg], fetch_of(fp->vc, fp->size));
+		func_fmt(types + tl, tlen - tl, "%s%s=%s", tl ? " " : "", fp->name, func_vclass_code(fp->vc, fp->size));
 	}
-	dwarf_end(dw);
-	close(fd);
-	if (!rc && !found) {
-		func_fmt(err, errlen, "-A %s: no debug info for function %s in %s", func, func, path);
-		rc = -ENOENT;
-	} else if (!rc && got != nwant) {
-		func_fmt(err, errlen, "-A %s: some of the named parameters are not parameters of %s", func, func);
-		rc = -ENOENT;
-	}
-	return rc;
+	return 0;
 }
 
 static int is_fetch(const char *a)
@@ -341,12 +321,32 @@ static int is_fetch(const char *a)
 	return strchr("%+-$@", a[0]) || (a[0] >= '0' && a[0] <= '9') || strchr(a, '=');
 }
 
-/* The argument text for function name (from every -A that names it). */
-static int args_for(const struct func_opts *o, const char *path, const char *name, char *out, size_t len,
-		    char *ret, size_t retlen, char *err, size_t errlen)
+/* The return probe's fetch text and type code, from func's signature when
+ * DWARF has it: typed (an int -1 prints -1), a string for char *, nothing
+ * for void, nor for a floating-point value (in xmm0, out of a uprobe's
+ * reach); the raw register otherwise. */
+static void ret_for(const struct func_sig *sig, char *ret, size_t retlen, char *rtype, size_t rtlen)
 {
-	out[0] = 0;
-	func_fmt(ret, retlen, " ret=$retval");
+	rtype[0] = 0;
+	if (!sig) {
+		func_fmt(ret, retlen, " ret=$retval");
+		return;
+	}
+	func_fmt(rtype, rtlen, "ret=%s", func_vclass_code(sig->ret, sig->ret_size));
+	if (sig->ret == FV_VOID || sig->ret == FV_F32 || sig->ret == FV_F64 || sig->ret == FV_OTHER)
+		ret[0] = 0;
+	else if (sig->ret == FV_STR)
+		func_fmt(ret, retlen, " ret=+0($retval):string");
+	else
+		func_fmt(ret, retlen, " ret=$retval:%s", fetch_of(sig->ret, sig->ret_size));
+}
+
+/* The argument text for function name (from every -A that names it), and
+ * the type codes of the named ones. sig: name's signature, NULL if unknown. */
+static int args_for(const struct func_opts *o, const char *path, const char *name, const struct func_sig *sig,
+		    char *out, size_t len, char *types, size_t tlen, char *err, size_t errlen)
+{
+	out[0] = types[0] = 0;
 	for (size_t i = 0; i < o->nargs; i++) {
 		const char *c = strchr(o->args[i], ':');
 		if (!c || (size_t)(c - o->args[i]) != strlen(name) || strncmp(o->args[i], name, strlen(name)))
@@ -368,7 +368,14 @@ static int args_for(const struct func_opts *o, const char *path, const char *nam
 				names[nn++] = t;
 			}
 		}
-		int r = nn ? dwarf_args(path, name, names, nn, out, len, ret, retlen, err, errlen) : 0;
+		int r = 0;
+		if (nn && !sig) {
+			func_fmt(err, errlen, "-A %s:%s: no debug info for %s in %s (use %%di-style fetch args)", name,
+				 names[0], name, path);
+			r = -ENOENT;
+		} else if (nn) {
+			r = named_args(name, sig, names, nn, out, len, types, tlen, err, errlen);
+		}
 		free(list);
 		if (r < 0)
 			return r;
@@ -414,33 +421,46 @@ static int add_uprobes(struct func_probes *p, const struct func_opts *o, const c
 	size_t nm = 0;
 	for (long i = 0; i < n; i++)
 		nm += !fnmatch(glob_, es[i].name, 0);
-	int rc = nm ? path_add(p, path) : 0;
+	const char *obj = nm ? path_add(p, path) : NULL;
+	int rc = nm && !obj ? -ENOMEM : 0;
 	if (!nm) {
 		func_fmt(err, errlen, "-u %s: no function of %s matches '%s'", spec, path, glob_);
 		rc = -ENOENT;
 	} else if (!rc) {
 		rc = check_cap(p, 2 * nm, spec, err, errlen);
 	}
+	/* signatures: typed return values (none for void) of every probed
+	 * function whose object has debug info; -A parameters by name */
+	struct func_dwarf *dw = NULL;
+	if (!rc)
+		func_dwarf_open(&dw, path);
 	for (long i = 0; !rc && i < n; i++) {
 		if (fnmatch(glob_, es[i].name, 0))
 			continue;
 		int64_t off = func_elf_file_offset(path, es[i].addr);
 		if (off < 0)
 			continue;
-		char ev[64], args[1024], ret[32], line[PATH_MAX + 1200];
+		char ev[64], args[1024], ret[48], types[512], rtype[32], line[PATH_MAX + 1200];
+		struct func_sig sig;
+		int has_sig = func_dwarf_sig(dw, es[i].name, &sig) == 0;
 		event_name(p, es[i].name, ev, sizeof(ev));
-		rc = args_for(o, path, es[i].name, args, sizeof(args), ret, sizeof(ret), err, errlen);
+		rc = args_for(o, path, es[i].name, has_sig ? &sig : NULL, args, sizeof(args), types, sizeof(types), err,
+			      errlen);
 		if (rc < 0)
 			break;
+		ret_for(has_sig ? &sig : NULL, ret, sizeof(ret), rtype, sizeof(rtype));
 		func_fmt(line, sizeof(line), "p:%s/%s %s:0x%llx%s\n", p->group, ev, path, (unsigned long long)off, args);
-		if ((rc = probe_write(p->uprobe_events, line, err, errlen)) < 0 || (rc = probe_add(p, ev, 0)) < 0)
+		if ((rc = probe_write(p->uprobe_events, line, err, errlen)) < 0 ||
+		    (rc = probe_add(p, ev, 0, es[i].name, obj, (uint64_t)off, 0, types)) < 0)
 			break;
 		char rev[80];
 		func_fmt(rev, sizeof(rev), "%s__return", ev);
 		func_fmt(line, sizeof(line), "r:%s/%s %s:0x%llx%s\n", p->group, rev, path, (unsigned long long)off, ret);
-		if ((rc = probe_write(p->uprobe_events, line, err, errlen)) < 0 || (rc = probe_add(p, rev, 0)) < 0)
+		if ((rc = probe_write(p->uprobe_events, line, err, errlen)) < 0 ||
+		    (rc = probe_add(p, rev, 0, es[i].name, obj, (uint64_t)off, 1, rtype)) < 0)
 			break;
 	}
+	func_dwarf_close(dw);
 	func_elf_syms_free(es, (size_t)n);
 	return rc;
 }
@@ -469,17 +489,20 @@ static int add_kprobes(struct func_probes *p, const struct func_opts *o, const c
 		nm++;
 		if ((rc = check_cap(p, 2, glob_, err, errlen)) < 0)
 			break;
-		char ev[64], args[1024], ret[32], def[1400];
+		char ev[64], args[1024], ret[32], types[512], def[1400];
 		event_name(p, sym, ev, sizeof(ev));
-		if ((rc = args_for(o, "/sys/kernel/btf/vmlinux", sym, args, sizeof(args), ret, sizeof(ret), err, errlen)) < 0)
+		if ((rc = args_for(o, "the kernel", sym, NULL, args, sizeof(args), types, sizeof(types), err, errlen)) < 0)
 			break;
+		func_fmt(ret, sizeof(ret), " ret=$retval");
 		func_fmt(def, sizeof(def), "p:%s/%s %s%s\n", p->group, ev, sym, args);
-		if ((rc = probe_write(p->kprobe_events, def, err, errlen)) < 0 || (rc = probe_add(p, ev, 1)) < 0)
+		if ((rc = probe_write(p->kprobe_events, def, err, errlen)) < 0 ||
+		    (rc = probe_add(p, ev, 1, sym, "kernel", 0, 0, types)) < 0)
 			break;
 		func_fmt(def, sizeof(def), "r:%s/%s__return %s%s\n", p->group, ev, sym, ret);
 		char rev[80];
 		func_fmt(rev, sizeof(rev), "%s__return", ev);
-		if ((rc = probe_write(p->kprobe_events, def, err, errlen)) < 0 || (rc = probe_add(p, rev, 1)) < 0)
+		if ((rc = probe_write(p->kprobe_events, def, err, errlen)) < 0 ||
+		    (rc = probe_add(p, rev, 1, sym, "kernel", 0, 1, "")) < 0)
 			break;
 	}
 	fclose(f);
@@ -511,4 +534,133 @@ int func_probes_create(struct func_probes **pp, const struct func_opts *o, char 
 	if (rc < 0)
 		func_probes_remove(p); /* all or nothing */
 	return rc;
+}
+
+/* Deletes every definition of group tpp_PID in one probe_events file:
+ * parsing by hand, without allocating (the guard runs it in a forked
+ * child). Adds to *removed, or sets *busy when the kernel refused one
+ * (still enabled in an instance not yet gone). */
+static void remove_group_in(const char *file, int32_t pid, int *removed, int *busy)
+{
+	char grp[32], buf[8192];
+	int gl = func_fmt(grp, sizeof(grp), "tpp_%d/", (int)pid);
+	for (int pass = 0; pass < 64; pass++) {
+		int fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		/* one event per pass: the file changes under each deletion */
+		char line[256];
+		size_t ll = 0;
+		int found = 0;
+		ssize_t n;
+		while (!found && (n = read(fd, buf, sizeof(buf))) > 0) {
+			for (ssize_t i = 0; i < n && !found; i++) {
+				if (buf[i] != '\n') {
+					if (ll < sizeof(line) - 1)
+						line[ll++] = buf[i];
+					continue;
+				}
+				line[ll] = 0;
+				/* "p:tpp_PID/EVENT ..." or "r:..." */
+				char *sp = strchr(line, ' ');
+				if (sp && line[1] == ':' && !strncmp(line + 2, grp, (size_t)gl)) {
+					*sp = 0;
+					found = 1;
+				}
+				if (!found)
+					ll = 0;
+			}
+		}
+		close(fd);
+		if (!found)
+			return;
+		char del[300];
+		func_fmt(del, sizeof(del), "-:%s\n", line + 2);
+		fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		ssize_t w = write(fd, del, strlen(del));
+		close(fd);
+		if (w < 0) {
+			*busy = 1;
+			return; /* the next ones are as busy as this one */
+		}
+		(*removed)++;
+	}
+}
+
+int func_probes_remove_group(const char *tracefs, int32_t pid)
+{
+	char file[PATH_MAX];
+	int removed = 0, busy = 0;
+	func_fmt(file, sizeof(file), "%s/uprobe_events", tracefs);
+	remove_group_in(file, pid, &removed, &busy);
+	func_fmt(file, sizeof(file), "%s/kprobe_events", tracefs);
+	remove_group_in(file, pid, &removed, &busy);
+	return busy ? -EBUSY : removed;
+}
+
+/* Whether pid is a running tracerec (the owner of tpp_PID probes). */
+static int is_recorder(int32_t pid)
+{
+	char path[64], comm[32] = "";
+	func_fmt(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = 0;
+	fclose(f);
+	return !strcmp(comm, "tracerec\n");
+}
+
+int func_probes_reap_stale(const char *tracefs, char *msg, size_t len)
+{
+	int32_t dead[64];
+	int ndead = 0, total = 0;
+	const char *const files[] = {"uprobe_events", "kprobe_events"};
+	for (int k = 0; k < 2; k++) {
+		char path[PATH_MAX], line[512];
+		func_fmt(path, sizeof(path), "%s/%s", tracefs, files[k]);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			int pid;
+			if (sscanf(line, "%*c:tpp_%d/", &pid) != 1 || pid <= 0 || pid == getpid() || is_recorder(pid))
+				continue;
+			int i = 0;
+			while (i < ndead && dead[i] != pid)
+				i++;
+			if (i == ndead && ndead < 64)
+				dead[ndead++] = pid;
+		}
+		fclose(f);
+	}
+	char pids[160] = "";
+	size_t pl = 0;
+	for (int i = 0; i < ndead; i++) {
+		/* its instance goes first: an enabled probe cannot be deleted */
+		char inst[PATH_MAX];
+		func_fmt(inst, sizeof(inst), "%s/instances/tracepp-%d/tracing_on", tracefs, (int)dead[i]);
+		int fd = open(inst, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (write(fd, "0", 1) < 0) {
+				/* rmdir below removes it anyway */
+			}
+			close(fd);
+			func_fmt(inst, sizeof(inst), "%s/instances/tracepp-%d", tracefs, (int)dead[i]);
+			rmdir(inst);
+		}
+		int n = func_probes_remove_group(tracefs, dead[i]);
+		if (n > 0) {
+			total += n;
+			if (pl < sizeof(pids) - 16)
+				pl += (size_t)func_fmt(pids + pl, sizeof(pids) - pl, "%s%d", pl ? ", " : "", (int)dead[i]);
+		}
+	}
+	if (total)
+		func_fmt(msg, len, "removed %d probe(s) left behind by tracerec process(es) no longer running: %s",
+			 total, pids);
+	return total;
 }

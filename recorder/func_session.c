@@ -336,6 +336,11 @@ int func_declare_types(struct func_session *s, struct tpp_writer *w, uint16_t *n
 {
 	static const struct tpp_field_def addr[] = {{"addr", TPP_F_U64}, {"why", TPP_F_U64}};
 	static const struct tpp_field_def pid[] = {{"pid", TPP_F_S64}};
+	int pr = func_probes_note(s->probes, w);
+	if (pr < 0) {
+		func_fmt(s->err, sizeof(s->err), "writing probe notes: %s", tpp_w_error(w));
+		return pr;
+	}
 	if (!s->use_rt)
 		return 0;
 	/* func_unwind and func_resume say why (enum tpp_rt_why, specs/format.md). */
@@ -411,6 +416,19 @@ static void remember_pid(struct func_session *s, int32_t pid)
 		func_maps_read_proc(s->maps, pid);
 }
 
+void func_note_fork(struct func_session *s, int32_t parent, int32_t child)
+{
+	func_note_pid(s, parent);
+	func_maps_fork(s->maps, parent, child);
+	func_note_pid(s, child);
+}
+
+void func_note_exec(struct func_session *s, int32_t pid)
+{
+	func_note_pid(s, pid);
+	func_maps_read_proc(s->maps, pid);
+}
+
 /* A traced thread's process: the runtime copies its maps, unless it found
  * no room in the pool's process table; then /proc has them. */
 static void new_pid(void *arg, int32_t pid)
@@ -441,6 +459,8 @@ static void sink(struct func_session *s, struct func_sink *k, struct tpp_writer 
 static int checkpoint(struct func_session *s, struct tpp_writer *w, uint64_t now)
 {
 	s->last_checkpoint = now;
+	/* forked children known only by their parent's maps */
+	func_maps_inherit(s->maps);
 	if (s->nunmarked) {
 		for (size_t i = 0; i < s->capaddrs; i++)
 			if (s->addrs[i].used && !s->addrs[i].marked &&

@@ -40,6 +40,19 @@ int rec_resolve_events(struct rec *r)
 				return err;
 			}
 	}
+	/* Read, not stored (unless -e asked for them): which process a new
+	 * thread belongs to, what a task renamed itself to, which program a
+	 * process now runs. A short thread may be gone before its first event
+	 * is read, and /proc cannot say any more. (A recording of the runtime
+	 * alone has no instance: the runtime names its own threads.) */
+	static const char *const names_ev[] = {"task/task_newtask", "task/task_rename", "sched/sched_process_exec"};
+	for (size_t i = 0; !r->no_kernel && i < sizeof(names_ev) / sizeof(*names_ev); i++) {
+		int err = es_add_names(&r->ev, evdir, names_ev[i]);
+		if (err) {
+			fprintf(stderr, "tracerec: %s: %s\n", names_ev[i], strerror(-err));
+			return err;
+		}
+	}
 	uint16_t next = 1;
 	/* probes are counted by their own ring buffer path only: opening perf
 	 * counters on them would register every uprobe a second time */
@@ -63,6 +76,8 @@ int rec_resolve_events(struct rec *r)
 			fprintf(stderr, "tracerec: %s\n", strerror(-err));
 			return err;
 		}
+		if (!err)
+			r->tc->types[r->tc->ntypes - 1]->names_only = (uint8_t)r->ev.v[i].names_only;
 		/* perf counts the sched_stat_* tracepoints by the time they
 		 * report (__perf_count), not one per event: no check for them */
 		if (!err && i < nkernel && !(!strcmp(ef.system, "sched") && !strncmp(ef.name, "sched_stat_", 11))) {

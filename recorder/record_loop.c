@@ -13,7 +13,7 @@
 #define FLUSH_NS 1000000000ull
 
 /* Keeps task names current from the events that carry them. */
-static int names_from(struct rec *r, const struct tc_type *t, uint64_t ts, const union tpp_val *v)
+static int names_from(struct rec *r, const struct tc_type *t, uint64_t ts, int32_t tid, const union tpp_val *v)
 {
 	int err = 0;
 	switch (t->role) {
@@ -42,9 +42,18 @@ static int names_from(struct rec *r, const struct tc_type *t, uint64_t ts, const
 				if (p[k] == '/')
 					b = p + k + 1;
 			uint32_t bl = (uint32_t)(p + len - b);
-			err = tn_named(&r->tn, r->w, ts, (int32_t)v[t->i_pid_a].i,
-				       (int32_t)v[t->i_pid_a].i, b, bl > 15 ? 15 : bl);
+			err = tn_exec(&r->tn, r->w, ts, (int32_t)v[t->i_pid_a].i, b, bl > 15 ? 15 : bl);
 		}
+		break;
+	case TC_NEWTASK:
+		if (t->i_pid_b >= 0 && t->i_comm_b >= 0 && t->i_flags >= 0)
+			err = tn_newtask(&r->tn, r->w, ts, tid, (int32_t)v[t->i_pid_b].i, v[t->i_comm_b].s.p,
+					 v[t->i_comm_b].s.len, v[t->i_flags].u);
+		break;
+	case TC_RENAME:
+		if (t->i_pid_a >= 0 && t->i_comm_a >= 0)
+			err = tn_named(&r->tn, r->w, ts, -1, (int32_t)v[t->i_pid_a].i, v[t->i_comm_a].s.p,
+				       v[t->i_comm_a].s.len);
 		break;
 	default:
 		break;
@@ -67,9 +76,14 @@ static void process_page(struct rec *r, const struct rd_item *it)
 			continue;
 		if (r->stored)
 			r->stored[(uint64_t)it->cpu * r->st_w + t->tpp_id]++;
-		int err = names_from(r, t, ts, vals);
+		int err = names_from(r, t, ts, tid, vals);
 		if (!err)
 			err = tn_seen(&r->tn, r->w, ts, tid);
+		if (t->names_only) {
+			if (err < 0)
+				rec_writer_failed(r, err);
+			continue;
+		}
 		if (!err)
 			err = tpp_w_event(r->w, (uint32_t)it->cpu, t->tpp_id, ts, tid, vals);
 		if (err < 0)

@@ -18,6 +18,20 @@ static void note_pid(void *arg, int32_t pid)
 		func_note_pid(r->fs, pid);
 }
 
+static void note_fork(void *arg, int32_t parent, int32_t child)
+{
+	struct rec *r = arg;
+	if (r->fs)
+		func_note_fork(r->fs, parent, child);
+}
+
+static void note_exec(void *arg, int32_t pid)
+{
+	struct rec *r = arg;
+	if (r->fs)
+		func_note_exec(r->fs, pid);
+}
+
 static int find_root(char *root, size_t size)
 {
 	const char *forced = getenv("TRACEREC_TRACEFS"); /* tests and unusual mounts */
@@ -79,6 +93,10 @@ int rec_setup(struct rec *r, int argc, char **argv)
 			fprintf(stderr, "tracerec: no such process: %d\n", (int)r->o.pids[i]);
 			return 1;
 		}
+	char msg[256];
+	/* with no kernel recording, tracefs is not even looked for */
+	if (!r->no_kernel && func_probes_reap_stale(root, msg, sizeof(msg)) > 0)
+		fprintf(stderr, "tracerec: %s\n", msg);
 	if (!r->no_kernel && (err = tfs_inst_create(&r->ti, root))) {
 		fprintf(stderr, "tracerec: cannot create tracefs instance %s/instances/tracepp-%d: %s%s\n",
 			root, (int)getpid(), strerror(-err),
@@ -92,6 +110,8 @@ int rec_setup(struct rec *r, int argc, char **argv)
 	}
 	tc_init(r->tc);
 	r->tn.on_new_pid = note_pid;
+	r->tn.on_fork = note_fork;
+	r->tn.on_exec = note_exec;
 	r->tn.arg = r;
 	r->o.fo.instance_dir = r->ti.dir;
 	r->o.fo.tracefs_dir = root;
@@ -106,6 +126,20 @@ int rec_setup(struct rec *r, int argc, char **argv)
 		fprintf(stderr, "tracerec: %s\n", r->fs ? func_error(r->fs) : strerror(-err));
 		return 1;
 	}
+	/* Said before anything runs, as uftrace does: a recording that could
+	 * hold nothing fails, one that holds kernel events or probes notes it. */
+	int nothing_else = !r->o.nev && !r->o.fo.nuprobes && !r->o.fo.nkprobes;
+	char hint[1024];
+	if (r->o.cmd && !r->o.fo.no_func && nothing_else && func_hint_untraced(r->o.cmd[0], hint, sizeof(hint))) {
+		fprintf(stderr, "tracerec: %s\n", hint);
+		return 1;
+	}
+	for (int i = 0; i < r->o.npids; i++)
+		if (!r->o.fo.no_func && func_hint_pid(r->o.pids[i], hint, sizeof(hint))) {
+			fprintf(stderr, "tracerec: %s%s\n", nothing_else ? "" : "warning: ", hint);
+			if (nothing_else)
+				return 1;
+		}
 	if (!r->no_kernel)
 		pick_cpus(r);
 	if (!r->ncpus && !r->no_kernel) {

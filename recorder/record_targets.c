@@ -53,6 +53,37 @@ int rec_setup_targets(struct rec *r)
 	return err;
 }
 
+/* The command's environment: ours with the function session's additions
+ * (NAME=VALUE, replacing ours of the same NAME), made before the fork: the
+ * child, recorded from its release on, must run none of the recorder's code
+ * a probe could see (putenv's malloc was the first "call" of every
+ * command traced with -u libc:malloc). */
+static char **child_envp(char *const *add)
+{
+	extern char **environ;
+	size_t n = 0, na = 0;
+	while (environ[n])
+		n++;
+	while (add && add[na])
+		na++;
+	char **e = malloc((n + na + 1) * sizeof(*e));
+	if (!e)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strcspn(environ[i], "=");
+		size_t j = 0;
+		while (j < na && !(strncmp(add[j], environ[i], l + 1) == 0))
+			j++;
+		if (j == na)
+			e[k++] = environ[i];
+	}
+	for (size_t j = 0; j < na; j++)
+		e[k++] = add[j];
+	e[k] = NULL;
+	return e;
+}
+
 /* Forks the command stopped before exec: it execs only when the recorder
  * writes to go_fd, so nothing it does escapes the recording. */
 int rec_spawn(struct rec *r)
@@ -62,11 +93,17 @@ int rec_spawn(struct rec *r)
 		fprintf(stderr, "tracerec: pipe: %s\n", strerror(errno));
 		return -errno;
 	}
-	char *const *env = r->fs ? func_child_env(r->fs) : NULL;
+	char **envp = child_envp(r->fs ? func_child_env(r->fs) : NULL);
+	if (!envp) {
+		fprintf(stderr, "tracerec: out of memory\n");
+		return -ENOMEM;
+	}
 	pid_t pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, "tracerec: fork: %s\n", strerror(errno));
-		return -errno;
+		int e = errno;
+		free(envp);
+		fprintf(stderr, "tracerec: fork: %s\n", strerror(e));
+		return -e;
 	}
 	if (pid == 0) {
 		char c;
@@ -78,15 +115,14 @@ int rec_spawn(struct rec *r)
 		signal(SIGPIPE, SIG_DFL);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* the recorder gave up */
-		for (size_t i = 0; env && env[i]; i++)
-			putenv(env[i]);
 		func_child_prepare(r->fs);
-		execvp(r->o.cmd[0], r->o.cmd);
+		execvpe(r->o.cmd[0], r->o.cmd, envp);
 		int e = errno;
 		if (write(ef[1], &e, sizeof(e)) < 0)
 			_exit(127);
 		_exit(127);
 	}
+	free(envp);
 	close(go[0]);
 	close(ef[1]);
 	/* the writer loop wakes on the command's exit instead of finding it at

@@ -53,6 +53,8 @@ int rec_open_writer(struct rec *r, int argc, char **argv)
 		return err;
 	}
 	for (int i = 0; !err && i < r->tc->ntypes; i++) {
+		if (r->tc->types[i]->names_only)
+			continue; /* read for task names only */
 		struct tpp_type_def d = tc_type_def(r->tc->types[i]);
 		err = tpp_w_add_type(r->w, &d);
 	}

@@ -1,4 +1,5 @@
 #include <dirent.h>
+#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -120,7 +121,9 @@ static int record(struct tn_table *t, struct tpp_writer *w, uint64_t ts, struct 
 	e->comm_len = (uint8_t)len;
 	if (e->pid >= 0 && e->pid != old_pid && t->on_new_pid)
 		t->on_new_pid(t->arg, e->pid);
-	return tpp_w_task(w, ts, e->pid >= 0 ? e->pid : e->tid, e->tid, c);
+	/* -1, not the tid: a thread taken for a process of its own has no
+	 * memory maps, and its calls no names */
+	return tpp_w_task(w, ts, e->pid, e->tid, c);
 }
 
 int tn_named(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t pid, int32_t tid,
@@ -160,6 +163,41 @@ int tn_seen(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t tid)
 		return 0;
 	}
 	return record(t, w, ts, e, pid, c, (uint32_t)strlen(c), 1);
+}
+
+int32_t tn_pid_of(struct tn_table *t, int32_t tid)
+{
+	if (tid <= 0)
+		return tid == 0 ? 0 : -1;
+	struct tn_entry *e = slot(t, tid);
+	if (e->tid == tid && e->pid >= 0)
+		return e->pid;
+	t->proc_reads++;
+	return tn_proc_tgid(tid);
+}
+
+int tn_newtask(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t parent_tid, int32_t child,
+	       const char *comm, uint32_t len, uint64_t clone_flags)
+{
+	if (child <= 0)
+		return 0;
+	int32_t ppid = tn_pid_of(t, parent_tid);
+	int32_t pid = clone_flags & CLONE_THREAD ? ppid : child;
+	int fresh;
+	struct tn_entry *e = lookup(t, child, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (!(clone_flags & CLONE_THREAD) && ppid > 0 && t->on_fork)
+		t->on_fork(t->arg, ppid, child);
+	return record(t, w, ts, e, pid, comm, (uint32_t)strnlen(comm, len), fresh);
+}
+
+int tn_exec(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t pid, const char *comm, uint32_t len)
+{
+	int err = tn_named(t, w, ts, pid, pid, comm, len);
+	if (!err && pid > 0 && t->on_exec)
+		t->on_exec(t->arg, pid);
+	return err;
 }
 
 int tn_scan_proc(struct tn_table *t, struct tpp_writer *w, uint64_t ts)

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
+#include "func.h"
 #include "tracefs_instance.h"
 
 #define TRACEFS_MAGIC_ 0x74726163
@@ -115,9 +116,11 @@ static void remove_owned(void)
 
 /* The guard: a small child that outlives us. It holds the read end of a pipe
  * whose write end only we have; EOF means we are gone (exit, crash, SIGKILL,
- * a sanitizer abort), and it then removes the instance. Retries because our
- * trace_pipe_raw files may still be closing when the pipe reports EOF. */
-static void guard_main(int rfd, const char *dir)
+ * a sanitizer abort), and it then removes the instance, then our probes
+ * (group tpp_PID: they are global and would stay for ever). Retries because
+ * our trace_pipe_raw files may still be closing when the pipe reports EOF,
+ * and a probe cannot go while its instance still has it enabled. */
+static void guard_main(int rfd, const char *dir, const char *root, pid_t owner)
 {
 	char path[640], c;
 	snprintf(path, sizeof(path), "%s/tracing_on", dir);
@@ -139,6 +142,8 @@ static void guard_main(int rfd, const char *dir)
 			break;
 		usleep(10000);
 	}
+	for (int i = 0; i < 500 && func_probes_remove_group(root, owner) == -EBUSY; i++)
+		usleep(10000);
 	_exit(0);
 }
 
@@ -147,6 +152,7 @@ static int start_guard(struct tfs_inst *ti)
 	int p[2];
 	if (pipe2(p, O_CLOEXEC))
 		return -errno;
+	pid_t owner = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = -errno;
@@ -160,7 +166,7 @@ static int start_guard(struct tfs_inst *ti)
 			close_range(0, (unsigned)p[0] - 1, 0);
 		close_range((unsigned)p[0] + 1, ~0u, 0);
 		prctl(PR_SET_NAME, "tracerec-guard");
-		guard_main(p[0], ti->dir);
+		guard_main(p[0], ti->dir, ti->root, owner);
 	}
 	close(p[0]);
 	ti->guard_fd = p[1];

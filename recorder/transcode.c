@@ -41,7 +41,7 @@ int tc_add(struct transcoder *tc, const struct ef_event *ev, uint16_t tpp_id)
 	nt[tc->ntypes] = t;
 	t->ev = *ev;
 	t->tpp_id = tpp_id;
-	t->i_pid_a = t->i_comm_a = t->i_pid_b = t->i_comm_b = -1;
+	t->i_pid_a = t->i_comm_a = t->i_pid_b = t->i_comm_b = t->i_flags = -1;
 	if (!strcmp(ev->system, "sched")) {
 		if (!strcmp(ev->name, "sched_switch")) {
 			t->role = TC_SWITCH;
@@ -61,6 +61,19 @@ int tc_add(struct transcoder *tc, const struct ef_event *ev, uint16_t tpp_id)
 		} else if (!strcmp(ev->name, "sched_process_exit")) {
 			t->role = TC_EXIT;
 			t->i_pid_a = field_idx(ev, "pid");
+		}
+	} else if (!strcmp(ev->system, "task")) {
+		/* the child of a clone, in the parent's context: its flags say
+		 * thread or process, which sched_process_fork cannot */
+		if (!strcmp(ev->name, "task_newtask")) {
+			t->role = TC_NEWTASK;
+			t->i_pid_b = field_idx(ev, "pid");
+			t->i_comm_b = field_idx(ev, "comm");
+			t->i_flags = field_idx(ev, "clone_flags");
+		} else if (!strcmp(ev->name, "task_rename")) {
+			t->role = TC_RENAME;
+			t->i_pid_a = field_idx(ev, "pid");
+			t->i_comm_a = field_idx(ev, "newcomm");
 		}
 	}
 	for (int i = 0; i < ev->nfields; i++) {

@@ -11,7 +11,7 @@
 #include "tpp_format.h"
 
 /* Events whose values also feed task-name metadata. */
-enum tc_role { TC_PLAIN, TC_SWITCH, TC_FORK, TC_EXEC, TC_EXIT };
+enum tc_role { TC_PLAIN, TC_SWITCH, TC_FORK, TC_EXEC, TC_EXIT, TC_NEWTASK, TC_RENAME };
 
 struct tc_type {
 	struct ef_event ev;
@@ -19,6 +19,8 @@ struct tc_type {
 	enum tc_role role;
 	/* field indices used by the role (-1: absent) */
 	int8_t i_pid_a, i_comm_a, i_pid_b, i_comm_b;
+	int8_t i_flags;     /* TC_NEWTASK: clone_flags */
+	uint8_t names_only; /* read for task names, not written to the file */
 	struct tpp_field_def defs[TPP_MAX_FIELDS];
 };
 

@@ -38,4 +38,44 @@ else
 	test_skip 'short-lived threads recorded system-wide' 'recording not permitted (not root or no tracefs)'
 fi
 
+# Uprobes: the kernel reports a probe hit with the thread's tid only; the
+# recorder must learn each thread's process (task:task_newtask's clone
+# flags, read even when the thread is long gone) and the probe names its
+# function whatever maps were caught.
+if [ "$(id -u)" = 0 ] && [ -w /sys/kernel/tracing/uprobe_events ]; then
+# every function event of a dump: "task tid sym" per line
+calls_by_task() { "$TRACEPP" dump --format=json "$1" | python3 -c 'import json, sys
+for l in sys.stdin:
+    e = json.loads(l)
+    if "__probe_ip" in e or "__probe_func" in e:
+        print(e.get("task", "?"), e["tid"], e.get("sym", "?"))'; }
+test_expect 'uprobes in 40 short threads: every call named, every thread named and counted' '
+	"$TRACEREC" record -q -o t.tpp -u "$S/s-thread-churn:main" -u "$S/s-thread-churn:churn" \
+		-u "$S/s-thread-churn:leaf" -- "$S/s-thread-churn" >/dev/null &&
+	want=$(expected s-thread-churn) && got=$(cg_calls t.tpp 2>/dev/null) &&
+	echo "source: $want" && echo "trace:  $got" && [ "$want" = "$got" ] &&
+	calls_by_task t.tpp >calls && cut -d" " -f1 calls | sort | uniq -c &&
+	[ "$(cut -d" " -f1 calls | sort -u)" = s-thread-churn ] &&
+	[ "$(cut -d" " -f2 calls | sort -u | wc -l)" = 41 ] &&
+	"$TRACEPP" replay t.tpp | grep -v "^#" >flow && ! grep -q " -[0-9]* " flow
+'
+
+test_expect 'uprobes across fork and exec: the child and the exec'"'"'d program named, their calls too' '
+	"$TRACEREC" record -q -o t.tpp -u "$S/s-fork-exec:main" -u "$S/s-fork-exec:*_work" \
+		-u "$S/s-fork-exec:before_fork" -- "$S/s-fork-exec" >/dev/null &&
+	want=$(expected s-fork-exec) && got=$(cg_calls t.tpp 2>/dev/null) &&
+	echo "source: $want" && echo "trace:  $got" && [ "$want" = "$got" ] &&
+	calls_by_task t.tpp >calls && cat calls && ! grep -q "^? " calls &&
+	[ "$(cut -d" " -f2 calls | sort -u | wc -l)" = 2 ]
+'
+
+test_expect 'uprobe on libc malloc of a command that execs: every call is malloc, none of the recorder'"'"'s own' '
+	"$TRACEREC" record -q -o t.tpp -u libc:malloc -- env TPP_T=1 "$S/s-fork-exec" >/dev/null &&
+	calls_by_task t.tpp >calls && sort calls | uniq -c &&
+	[ -s calls ] && [ "$(cut -d" " -f3 calls | sort -u)" = malloc ] && ! grep -q "^? " calls
+'
+else
+	test_skip 'uprobes in threads, forks and execs' 'no writable uprobe_events (not root, or no CONFIG_UPROBE_EVENTS)'
+fi
+
 test_done

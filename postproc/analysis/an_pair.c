@@ -163,7 +163,7 @@ static __attribute__((noinline)) int push_slow_fl(struct an_pair *p, struct an_t
 	uint64_t addr = an_u(ev, ti, R_ADDR);
 	if (f->addr != addr || f->func == UINT32_MAX) {
 		f->addr = addr;
-		f->func = an_func_id(p->syms, th->pid, addr);
+		f->func = an_func_id_ev(p->syms, th->pid, ev, addr);
 		if (f->func == UINT32_MAX)
 			return -ENOMEM;
 	}
@@ -227,7 +227,7 @@ static __attribute__((noinline)) void ret_slow(struct an_pair *p, struct an_thre
 	if (k < 0) {
 		p->st.orphans++;
 		if (p->ops && p->ops->orphan)
-			p->ops->orphan(p->ctx, th, an_func_id(p->syms, th->pid, addr), ev);
+			p->ops->orphan(p->ctx, th, an_func_id_ev(p->syms, th->pid, ev, addr), ev);
 		return;
 	}
 	while ((long)th->depth - 1 > k)

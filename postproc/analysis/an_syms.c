@@ -90,6 +90,91 @@ static uint32_t intern(struct an_syms *s, const char *name)
 	return (uint32_t)s->nnames++;
 }
 
+/* The C++ ABI's demangler (libsupc++, linked statically): *status 0 and a
+ * malloc'd name, else NULL. */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* Drops the balanced group that starts at s[i] (open is '(' or '<'):
+ * returns the index just past it. */
+static size_t skip_group(const char *s, size_t i)
+{
+	int depth = 0;
+	for (; s[i]; i++) {
+		if (s[i] == '(' || s[i] == '<')
+			depth++;
+		else if ((s[i] == ')' || s[i] == '>') && --depth == 0)
+			return i + 1;
+	}
+	return i;
+}
+
+const char *an_demangle(const char *name, char *buf, size_t len)
+{
+	if (strncmp(name, "_Z", 2) || !len)
+		return name;
+	int st = -1;
+	char *full = __cxa_demangle(name, NULL, NULL, &st);
+	if (!full || st)
+		return name;
+	/* uftrace's "simple" form, which its users and our oracle compare
+	 * with: qualified name without template arguments or parameters,
+	 * "app::work" for app::work(std::vector<int>&, int) */
+	size_t o = 0, cut = 0; /* cut: past the last space outside a name, */
+	for (size_t i = 0; full[i] && o + 1 < len;) { /* which ends a template's return type */
+		if (!strncmp(full + i, "operator", 8)) {
+			/* an operator's own name may hold '<', '(' or a space
+			 * (operator<<, operator(), operator new, operator bool) */
+			static const char *const ops[] = {"()", "[]", "<<=", ">>=", "<=>", "->*", "<<", ">>", "<=", ">=",
+							  "==", "!=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=",
+							  "%=", "&=", "|=", "^=", "->", ",", "<", ">", "=", "!", "+",
+							  "-", "*", "/", "%", "^", "&", "|", "~"};
+			size_t k = i + 8;
+			if (full[k] == ' ') {
+				while (full[k] && full[k] != '(')
+					k++;
+			} else {
+				for (size_t j = 0; j < sizeof(ops) / sizeof(*ops); j++)
+					if (!strncmp(full + k, ops[j], strlen(ops[j]))) {
+						k += strlen(ops[j]);
+						break;
+					}
+			}
+			while (i < k && o + 1 < len)
+				buf[o++] = full[i++];
+			continue;
+		}
+		if (!strncmp(full + i, "(anonymous namespace)", 21) || !strncmp(full + i, "{lambda(", 8)) {
+			size_t k = full[i] == '{' ? strchr(full + i, '}') ? (size_t)(strchr(full + i, '}') - full) + 1 : i + 1
+						  : i + 21;
+			while (i < k && o + 1 < len)
+				buf[o++] = full[i++];
+			continue;
+		}
+		if (full[i] == '<') {
+			i = skip_group(full, i);
+			continue;
+		}
+		if (full[i] == '(') {
+			/* the parameter list: what follows it (const, [clone .cold]) too,
+			 * unless a scope goes on (a local name: f(int)::x) */
+			size_t k = skip_group(full, i);
+			if (!strncmp(full + k, "::", 2)) {
+				i = k;
+				continue;
+			}
+			break;
+		}
+		if (full[i] == ' ')
+			cut = o + 1;
+		buf[o++] = full[i++];
+	}
+	buf[o] = 0;
+	free(full);
+	if (cut < o)
+		memmove(buf, buf + cut, o - cut + 1);
+	return o > cut ? buf : name;
+}
+
 static uint32_t func_id(struct an_syms *s, int32_t pid, uint64_t addr);
 
 uint32_t an_func_id(struct an_syms *s, int32_t pid, uint64_t addr)
@@ -127,6 +212,8 @@ static uint32_t func_id(struct an_syms *s, int32_t pid, uint64_t addr)
 	if (!name) {
 		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
 		name = buf;
+	} else {
+		name = an_demangle(name, buf, sizeof(buf));
 	}
 	/* An address inside a function is still that function: -pg reports
 	 * the mcount call site a few bytes past the entry. */
@@ -134,6 +221,18 @@ static uint32_t func_id(struct an_syms *s, int32_t pid, uint64_t addr)
 	if (id != UINT32_MAX && hmap_put(&s->by_addr, key, id))
 		return UINT32_MAX;
 	return id;
+}
+
+uint32_t an_func_id_named(struct an_syms *s, const char *name)
+{
+	char buf[TPP_NAME_MAX + 32];
+	return intern(s, an_demangle(name, buf, sizeof(buf)));
+}
+
+uint32_t an_func_id_ev(struct an_syms *s, int32_t pid, const struct tpp_event *ev, uint64_t addr)
+{
+	const char *probe = s->n ? tpp_names_probe(s->n, ev->type) : NULL;
+	return probe ? an_func_id_named(s, probe) : an_func_id(s, pid, addr);
 }
 
 const char *an_func_name(const struct an_syms *s, uint32_t id)

@@ -89,6 +89,16 @@ void an_syms_close(struct an_syms *s);
 /* The id of the function at addr in pid; UINT32_MAX on -ENOMEM. Names of
  * unknown addresses are "0xADDR". */
 uint32_t an_func_id(struct an_syms *s, int32_t pid, uint64_t addr);
+/* A C++ symbol (_Z...) as its qualified name without template arguments
+ * or parameters, uftrace's default ("app::work"), in buf; other names as
+ * they are. Returns buf or name. */
+const char *an_demangle(const char *name, char *buf, size_t len);
+/* The id of a name, as an_func_id gives for an address of that function. */
+uint32_t an_func_id_named(struct an_syms *s, const char *name);
+/* The function of a call event at addr in pid: a probe event's own
+ * function (tpp_names_probe: right even where pid's maps are missing),
+ * else an_func_id. */
+uint32_t an_func_id_ev(struct an_syms *s, int32_t pid, const struct tpp_event *ev, uint64_t addr);
 const char *an_func_name(const struct an_syms *s, uint32_t id);
 size_t an_func_name_len(const struct an_syms *s, uint32_t id);
 size_t an_nfuncs(const struct an_syms *s);

@@ -139,6 +139,13 @@ void acli_report_run(const struct acli *c, const struct an_run_stats *st)
 	 * never reach the iterator; count both. */
 	uint64_t at_open = tpp_r_info(c->r)->damaged_chunks;
 	cli_warn_damaged(c->cmd, st->damaged + at_open, st->damaged ? st->last_error : tpp_r_error(c->r));
+	if ((c->f.tids || c->f.comm) && c->task_asks && !c->task_hits) {
+		char tids[96] = "";
+		for (size_t i = 0, l = 0; c->f.tids && i < c->f.ntids && l < sizeof(tids) - 16; i++)
+			l += (size_t)snprintf(tids + l, sizeof(tids) - l, "%s%d", i ? "," : "", (int)c->f.tids[i]);
+		fprintf(stderr, "tracepp %s: no task matches%s%s%s%s in %s\n", c->cmd, c->f.tids ? " --tid=" : "",
+			tids, c->f.comm ? " --comm=" : "", c->f.comm ? c->f.comm : "", c->path);
+	}
 	/* the words tracepp info uses (losses.h) */
 	struct tpp_losses l;
 	tpp_losses(tpp_r_meta(c->r), &l);
@@ -173,8 +180,9 @@ void acli_close(struct acli *c)
 	c->r = NULL;
 }
 
-int acli_task_wanted(const struct acli *c, int32_t tid, const char *comm)
+int acli_task_wanted(struct acli *c, int32_t tid, const char *comm)
 {
+	c->task_asks++;
 	if (c->f.tids) {
 		size_t i = 0;
 		while (i < c->f.ntids && c->f.tids[i] != tid)
@@ -188,6 +196,7 @@ int acli_task_wanted(const struct acli *c, int32_t tid, const char *comm)
 		if (!comm || strcmp(comm, c->f.comm))
 			return 0;
 	}
+	c->task_hits++;
 	return 1;
 }
 

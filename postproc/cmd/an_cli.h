@@ -25,6 +25,7 @@ struct acli {
 	struct tpp_names *names;
 	uint64_t t0;       /* first event: replay prints times relative to it */
 	struct an_types *ty; /* the file's event classes, set by acli_start */
+	uint64_t task_asks, task_hits; /* acli_task_wanted's questions, yes answers */
 	void *user;        /* free for the command (its analysis state) */
 	int64_t inferred;  /* switch-ins the analysis inferred, for the closing note; -1: none made */
 };
@@ -80,12 +81,13 @@ int acli_opt(struct acli *c, int opt, const char *arg);
  * returns the exit status. */
 int acli_open(struct acli *c, int argc, char **argv);
 /* Prints warnings about what the analysis could not trust: damaged chunks,
- * lost events, unstored events (with c->inferred when set). */
+ * lost events, unstored events (with c->inferred when set); and that
+ * --tid/--comm matched no task (as uftrace and perf: a line, exit 0). */
 void acli_report_run(const struct acli *c, const struct an_run_stats *st);
 /* Releases what acli_open / acli_start opened (c->ty included). */
 void acli_close(struct acli *c);
-/* 1 if tid passes --tid/--comm (comm may be NULL: looked up). */
-int acli_task_wanted(const struct acli *c, int32_t tid, const char *comm);
+/* 1 if tid passes --tid/--comm (comm may be NULL: looked up); counted. */
+int acli_task_wanted(struct acli *c, int32_t tid, const char *comm);
 /* Prints "tracepp CMD: MESSAGE" and returns the exit status 2 (usage). */
 int acli_usage_error(const struct acli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "tracepp CMD: FILE: what failed" and returns exit status 1. */

@@ -367,7 +367,10 @@ int cmd_callgraph(int argc, char **argv)
 		rc = acli_fail(&c, rc, &cg.run);
 		goto out;
 	}
-	acli_need(&c, cg.ps.entries || cg.ps.returns, "function entry/exit");
+	/* the call graph applies --tid/--comm itself, to function events */
+	c.task_asks = 1;
+	c.task_hits = cg.ps.entries + cg.ps.returns;
+	acli_need(&c, cg.ps.entries || cg.ps.returns || c.f.tids || c.f.comm, "function entry/exit");
 	switch (o.mode) {
 	case M_FUNCS:
 		rc = print_funcs(&c, &cg, cg.fs, cg.nfs < an_nfuncs(syms) ? cg.nfs : an_nfuncs(syms));

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "an_dwarf.h"
+#include "analyze.h"
 #include "cli.h"
 #include "commands.h"
 #include "esc.h"
@@ -17,7 +18,7 @@
 struct tinfo {
 	int ready, selected;
 	size_t namelen;
-	uint8_t is_addr[TPP_MAX_FIELDS]; /* symbolize this field */
+	uint8_t is_addr[TPP_MAX_FIELDS]; /* symbolize this field; 2: a probe's own function */
 	uint8_t clash[TPP_MAX_FIELDS];   /* JSON key would repeat a common key */
 	char jkey[TPP_MAX_FIELDS][TPP_NAME_MAX + 8];
 	char tname[TPP_NAME_MAX * 4 + 4]; /* " name:" for text, control bytes escaped */
@@ -65,6 +66,11 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types)
 	static const char *const common[] = {"ts", "cpu", "tid", "type", "task", "sym"};
 	for (unsigned i = 0; i < t->nfields; i++) {
 		ti->is_addr[i] = t->fields[i].type == TPP_F_U64 && is_addr_field(t->fields[i].name);
+		/* the function a probe fired in: named by the probe when the
+		 * task's maps are not in the file */
+		if (t->fields[i].type == TPP_F_U64 &&
+		    (!strcmp(t->fields[i].name, "__probe_ip") || !strcmp(t->fields[i].name, "__probe_func")))
+			ti->is_addr[i] = 2;
 		/* " name=", the name in its text form (esc.h), cut to what fits */
 		size_t used, kl = 1;
 		ti->tkey[i][0] = ' ';
@@ -211,6 +217,11 @@ int cmd_dump(int argc, char **argv)
 							pid = tpp_names_pid(nm, ev->tid);
 						uint64_t off;
 						const char *s = tpp_names_sym(nm, pid, ev->v[i].u, &off);
+						if (!s && t->is_addr[i] == 2)
+							s = tpp_names_probe(nm, ev->type);
+						char dm[TPP_NAME_MAX + 32];
+						if (s)
+							s = an_demangle(s, dm, sizeof(dm));
 						if (s) {
 							of_mem(o, " <", 2);
 							of_text(o, s, strlen(s));
@@ -266,6 +277,8 @@ int cmd_dump(int argc, char **argv)
 						if (pid < 0)
 							pid = tpp_names_pid(nm, ev->tid);
 						sym = tpp_names_sym(nm, pid, ev->v[i].u, NULL);
+						if (!sym && t->is_addr[i] == 2)
+							sym = tpp_names_probe(nm, ev->type);
 						sl = dw ? an_dwarf_srcline(dw, pid, ev->v[i].u) : NULL;
 					}
 					break;
@@ -281,7 +294,9 @@ int cmd_dump(int argc, char **argv)
 					of_ch(o, '"');
 				}
 			}
+			char dm[TPP_NAME_MAX + 32];
 			if (sym) {
+				sym = an_demangle(sym, dm, sizeof(dm));
 				of_mem(o, ", \"sym\": ", 9);
 				of_json_str(o, sym, strlen(sym));
 			}

@@ -378,6 +378,17 @@ int cmd_latency(int argc, char **argv)
 	if (r.noret)
 		fprintf(stderr, "tracepp latency: %llu call(s) without a return left out\n",
 			(unsigned long long)r.noret);
+	if (r.any && r.want_func) { /* --func given: say when it matched nothing */
+		size_t i = 0;
+		while (i < r.nf && r.fmatch[i] != 1)
+			i++;
+		if (i == r.nf) {
+			fprintf(stderr, "tracepp latency: no function matches --func=");
+			for (int g = 0; g < r.nglobs; g++)
+				fprintf(stderr, "%s'%s'", g ? "," : "", r.globs[g]);
+			fprintf(stderr, " in %s\n", c.path);
+		}
+	}
 	acli_report_run(&c, &st);
 out:
 	free(rows);
