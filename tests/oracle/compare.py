@@ -53,6 +53,58 @@ def run(cmd, timeout=60, **kw):
         return Ran(TIMEOUT, "")
 
 
+OPERATORS = sorted(["()", "[]", "<<=", ">>=", "<=>", "->*", "<<", ">>", "<=", ">=", "==", "!=", "&&",
+                    "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "->", ",", "<",
+                    ">", "=", "!", "+", "-", "*", "/", "%", "^", "&", "|", "~"], key=len, reverse=True)
+
+
+def skip_group(s, i):
+    depth = 0
+    while i < len(s):
+        if s[i] in "(<":
+            depth += 1
+        elif s[i] in ")>":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return i
+
+
+def simple(full):
+    """A demangled C++ name in uftrace's "simple" form: the qualified name
+    without template arguments, parameters or return type
+    ("app::work" for "app::work(std::vector<int, ...>&, int)")."""
+    out, i = "", 0
+    while i < len(full):
+        if full.startswith("operator", i):
+            k = i + 8
+            if full[k:k + 1] == " ":
+                while k < len(full) and full[k] != "(":
+                    k += 1
+            else:
+                k += next((len(o) for o in OPERATORS if full.startswith(o, k)), 0)
+            out, i = out + full[i:k], k
+        elif full.startswith("(anonymous namespace)", i):
+            out, i = out + "(anonymous namespace)", i + 21
+        elif full.startswith("{lambda(", i):
+            k = full.find("}", i)
+            k = len(full) if k < 0 else k + 1
+            out, i = out + full[i:k], k
+        elif full[i] == "<":
+            i = skip_group(full, i)
+        elif full[i] == "(":
+            k = skip_group(full, i)
+            if not full.startswith("::", k):
+                break
+            i = k
+        elif full[i] == " ":
+            out, i = "", i + 1  # what came before was a return type
+        else:
+            out, i = out + full[i], i + 1
+    return out
+
+
 def defined_functions(paths):
     """Text symbols the program's own objects define, each mapped to one
     name per address: aliases (a C++ constructor's C1 and C2 symbols) are
@@ -60,10 +112,15 @@ def defined_functions(paths):
     by_addr = collections.defaultdict(set)
     for p in paths:
         out = run(["nm", "--defined-only", p]).stdout
-        for line in out.splitlines():
+        # the same symbols demangled (nm -C keeps the order): C++ names
+        # as uftrace shows them, in its default "simple" form
+        dem = run(["nm", "--defined-only", "-C", p]).stdout.splitlines()
+        for i, line in enumerate(out.splitlines()):
             f = line.split()
             if len(f) == 3 and f[1] in "tTwWiI":
-                by_addr[(p, f[0])].add(f[2])
+                d = dem[i].split(None, 2) if i < len(dem) else []
+                name = simple(d[2]) if f[2].startswith("_Z") and len(d) == 3 else f[2]
+                by_addr[(p, f[0])].add(name)
     canon = {}
     for names in by_addr.values():
         first = min(names)
@@ -142,7 +199,7 @@ def record_both(build, prog, work, uf_tries):
         ur = run(["uftrace", "record", "--max-stack=8192", "-d", ud, exe], timeout=20, cwd=work)
         if ur.returncode == plain:
             break
-    ut = run(["uftrace", "replay", "-d", ud, "--no-pager", "-f", "tid", "--demangle=no", "--libname"],
+    ut = run(["uftrace", "replay", "-d", ud, "--no-pager", "-f", "tid", "--libname"],
              cwd=work).stdout
     tf = os.path.join(work, "t.tpp")
     tr = run([os.path.join(build, "tracerec"), "record", "-q", "-o", tf, "--", exe], cwd=work)
