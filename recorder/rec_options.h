@@ -28,6 +28,7 @@ struct rec_opts {
 	double flight_secs;      /* --flight Ns: age cut at write-out */
 	int flight;
 	int quiet;
+	int count_fired;         /* --count-fired: a perf counter per tracepoint */
 	struct func_opts fo;
 	char **cmd;              /* after "--" */
 };

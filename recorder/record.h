@@ -57,14 +57,15 @@ struct rec {
 	 * filter; the writer loop waits on the command alone. */
 	int no_kernel;
 	int capped;
-	/* fired-vs-stored check (kernel_counts.h): kc_what[k] counts the event
-	 * with tpp id kc_tpp[k] (k < nkc); kc_what[nkc], when kc_cs >= 0, counts
-	 * context switches, the truth for sched_switch (tracepoint kc_cs);
+	/* fired-vs-stored check (kernel_counts.h) of the event types with tpp
+	 * ids kc_tpp[k] (k < nkc). With kc_tp (--count-fired), counter k counts
+	 * tracepoint k (kc_what[k]); the context-switch counter, when kc_cs >= 0,
+	 * comes after them and is the truth for sched_switch (type kc_cs).
 	 * stored[cpu * st_w + tpp id] counts what the ring buffer delivered */
 	struct kc_set *kc;
-	char kc_skip[128]; /* why the check does not apply; "": it does */
+	char kc_skip[160]; /* why the check does not apply; "": it does */
 	struct kc_counter *kc_what;
-	int nkc, kc_cs, kc_read;
+	int nkc, kc_cs, kc_tp, kc_read;
 	uint16_t *kc_tpp;
 	uint64_t *stored, st_w, kc_t0, kc_t1, unstored;
 	uint64_t cpu_lost[1024];

@@ -93,7 +93,7 @@ int rec_finish_file(struct rec *r)
 	uint64_t bytes = stat(r->o.out, &fst) == 0 ? (uint64_t)fst.st_size : st.file_bytes;
 	if (r->capped)
 		fprintf(stderr, "tracerec: stopped: %s reached the --max-size cap\n", r->o.out);
-	char unst[200];
+	char unst[256];
 	if (r->kc_skip[0])
 		snprintf(unst, sizeof(unst), "events fired but not stored: not checked (%s)",
 			 r->kc_skip);

@@ -96,6 +96,20 @@ test_expect 'pid-filtered recording says the check was not made' '
 	cat err && grep -q "fired but not stored: not checked (only some tasks are recorded)" err
 '
 
+# A perf counter per tracepoint costs ~0.1 us per event in the traced task:
+# only on request. The default holds sched_switch against the context-switch
+# count (the tests above), and says when nothing else can be checked.
+test_expect '--count-fired checks any tracepoint; by default only sched_switch is checked' '
+	"$TRACEREC" record -a -C 1 -e sched:sched_wakeup -o w.tpp -- taskset -c 1 "$S/w-nap" 20 >out 2>err &&
+	cat err && grep -q "fired but not stored: not checked (only sched_switch is checked by default; --count-fired" err &&
+	"$TRACEREC" record -a -C 1 -e sched:sched_wakeup --count-fired -o w.tpp -- taskset -c 1 "$S/w-nap" 20 >out 2>err &&
+	cat err && grep -q "recorder CPU .*, [0-9]* events fired but not stored by the kernel$" err &&
+	"$TRACEREC" record -a -C 1 -e sched --count-fired -o s.tpp -- taskset -c 1 "$S/w-nap" 200 >out 2>err &&
+	cat err && read -r o i lost _ < <(balance s.tpp 1 0) &&
+	echo "cpu 1 (every sched tracepoint counted): outs $o, ins $i, unstored $lost" &&
+	d=$((o - i - lost)) && [ $d -ge $((-4 - o / 10)) ] && [ $d -le 2 ]
+'
+
 test_expect 'no counters, probe or instance left behind' '
 	! ls /sys/kernel/tracing/instances | grep -q "^tracepp-$$" &&
 	for d in /sys/kernel/tracing/instances/tracepp-*; do
