@@ -185,6 +185,25 @@ void tpp_names_close(struct tpp_names *n)
 	free(n);
 }
 
+int tpp_names_mapped(const struct tpp_names *n, int32_t pid, uint64_t addr)
+{
+	size_t lo = 0, hi = n->nmaps;
+	while (lo < hi) { /* the first mapping of pid */
+		size_t m = (lo + hi) / 2;
+		if (n->maps[m].pid < pid)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	int any = 0;
+	for (size_t i = lo; i < n->nmaps && n->maps[i].pid == pid; i++) {
+		any = 1;
+		if (addr >= n->maps[i].start && addr < n->maps[i].end)
+			return 1;
+	}
+	return any ? 0 : -1;
+}
+
 const char *tpp_names_probe(const struct tpp_names *n, uint16_t type)
 {
 	return type < n->nprobe ? n->probe[type] : NULL;

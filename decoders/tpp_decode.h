@@ -194,6 +194,10 @@ int32_t tpp_names_pid(const struct tpp_names *n, int32_t tid);
 /* Symbol containing addr in process pid's address space: returns the name
  * and sets *off to addr - symbol start, or NULL when unknown. */
 const char *tpp_names_sym(const struct tpp_names *n, int32_t pid, uint64_t addr, uint64_t *off);
+/* 1 if addr lies in an executable file mapping of pid, 0 if pid has some
+ * but none holds it (the uretprobe trampoline, JIT code), -1 if the file
+ * has no maps of pid. */
+int tpp_names_mapped(const struct tpp_names *n, int32_t pid, uint64_t addr);
 /* The function a probe event type (uprobe or kprobe, entry or return)
  * probes: from the recorder's "probe" note, else the event's name without
  * "__return"; NULL for other types. Names a call whose task's memory maps

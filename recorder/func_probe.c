@@ -449,13 +449,20 @@ static int add_uprobes(struct func_probes *p, const struct func_opts *o, const c
 		if (rc < 0)
 			break;
 		ret_for(has_sig ? &sig : NULL, ret, sizeof(ret), rtype, sizeof(rtype));
-		func_fmt(line, sizeof(line), "p:%s/%s %s:0x%llx%s\n", p->group, ev, path, (unsigned long long)off, args);
+		/* The stack pointer at entry and at return (entry's + 8), and the
+		 * return address at entry: what lets the pairing close frames a
+		 * longjmp or an exception left, and see a tail call (a callee
+		 * entered at its caller's stack pointer, returning through the
+		 * uretprobe trampoline) as one. */
+		func_fmt(line, sizeof(line), "p:%s/%s %s:0x%llx%s __sp=%%sp:x64 __ra=+0(%%sp):x64\n", p->group, ev,
+			 path, (unsigned long long)off, args);
 		if ((rc = probe_write(p->uprobe_events, line, err, errlen)) < 0 ||
 		    (rc = probe_add(p, ev, 0, es[i].name, obj, (uint64_t)off, 0, types)) < 0)
 			break;
 		char rev[80];
 		func_fmt(rev, sizeof(rev), "%s__return", ev);
-		func_fmt(line, sizeof(line), "r:%s/%s %s:0x%llx%s\n", p->group, rev, path, (unsigned long long)off, ret);
+		func_fmt(line, sizeof(line), "r:%s/%s %s:0x%llx%s __sp=%%sp:x64\n", p->group, rev, path,
+			 (unsigned long long)off, ret);
 		if ((rc = probe_write(p->uprobe_events, line, err, errlen)) < 0 ||
 		    (rc = probe_add(p, rev, 0, es[i].name, obj, (uint64_t)off, 1, rtype)) < 0)
 			break;

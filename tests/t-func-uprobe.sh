@@ -77,6 +77,69 @@ test_expect "probes are removed when the recorder is stopped by SIGINT or SIGTER
 		no_probes_left || exit 1
 	done"
 
+# A jump out of nested calls: the stack pointer each entry and return
+# carries says which frames the jump left (s-longjmp: outer -> mid -> inner
+# -> deep, deep longjmps back to outer, which then calls after; 3 rounds).
+test_expect "longjmp under uprobes: after() is outer's child, mid/inner/deep closed [unwound] at the jump" "
+	'$TRACEREC' record -q -o lj.tpp -u '$S/s-longjmp:main' -u '$S/s-longjmp:outer' -u '$S/s-longjmp:mid' \
+		-u '$S/s-longjmp:inner' -u '$S/s-longjmp:deep' -u '$S/s-longjmp:after' -- '$S/s-longjmp' >/dev/null &&
+	'$TRACEPP' replay lj.tpp >r.txt 2>w.txt && cat r.txt w.txt &&
+	[ \$(grep -c '\[unwound\]' r.txt) = 9 ] && grep -q ' 9 unwound (0 by an exception), 0 tail call(s)' w.txt &&
+	! grep -q '__sp\|__ra' r.txt &&
+	'$TRACEPP' callgraph --callers=after lj.tpp >c.txt 2>/dev/null && cat c.txt &&
+	[ \"\$(awk 'NR > 1 {print \$1, \$2}' c.txt)\" = 'outer 3' ] &&
+	'$TRACEPP' replay --format=json lj.tpp | python3 -c '
+import json, sys
+L = json.load(sys.stdin)
+# each round: deep, inner, mid end (unwound) before after() begins, and
+# after() is at outer'\''s depth + 1
+ends = [l for l in L if l.get(\"unwound\")]
+afters = [l for l in L if l.get(\"func\") == \"after\"]
+outers = [l for l in L if l.get(\"func\") == \"outer\" and l[\"kind\"] == \"entry\"]
+assert len(ends) == 9 and len(afters) == 3, (len(ends), len(afters))
+for r in range(3):
+    assert max(e[\"ts_ns\"] for e in ends[3 * r:3 * r + 3]) <= afters[r][\"ts_ns\"]
+    assert afters[r][\"depth\"] == outers[r][\"depth\"] + 1
+'"
+
+# A tail call at -O2 (tail_a ends in a jmp to tail_b): tail_b runs on
+# tail_a's frame; shown inside it, tail_a marked [tail].
+TAIL=$_scratch/tail
+cat >$TAIL.c <<'EOF2'
+volatile int sink;
+__attribute__((noinline)) int tail_b(int x) { sink += x; return x * 3 + sink; }
+__attribute__((noinline)) int tail_a(int x) { return tail_b(x + 1); }
+int main(void) { int r = 0; for (int i = 0; i < 3; i++) r += tail_a(i); return r == -1; }
+EOF2
+if cc -O2 -g -o $TAIL $TAIL.c && objdump -d --no-show-raw-insn $TAIL | awk '/<tail_a>:/ {f = 1; next} f && /^$/ {exit} f' | grep -q 'jmp.*<tail_b>'; then
+	test_expect "a tail call under uprobes: tail_b inside tail_a, tail_a marked [tail], 3 of each" "
+		'$TRACEREC' record -q -o tc.tpp -u '$TAIL:tail_*' -- '$TAIL' &&
+		'$TRACEPP' replay tc.tpp >r.txt 2>w.txt && cat r.txt w.txt &&
+		[ \$(grep -c '} /\* tail_a \*/.*\[tail\]' r.txt) = 3 ] && [ \$(grep -c '^.*|   tail_b()' r.txt) = 3 ] &&
+		grep -q ' 0 unwound (0 by an exception), 3 tail call(s)' w.txt"
+else
+	test_skip "a tail call under uprobes" "cc -O2 made no tail call of tail_a"
+fi
+
+# Events lost while the recorder was stopped (a small buffer, the command
+# run to its end meanwhile): markers inline in dump and replay, their
+# counts adding up to what info says was lost.
+test_expect "lost events: LOST markers inline in dump and replay, as many as info counts" "
+	rm -f go go2 done && mkfifo go go2 done &&
+	{ '$TRACEREC' record -q -b 64 -o lost.tpp -u '$S/s-calls:[lm]*' -- taskset -c 0 sh -c 'read x <go; \"\$0\" 100000 >/dev/null; echo >done; read x <go2; \"\$0\" 3 >/dev/null' '$S/s-calls' 2>err.txt & } &&
+	rec=\$! &&
+	for i in \$(seq 50); do grep -q tpp_\$rec $TFS/uprobe_events && break; sleep 0.1; done &&
+	sleep 0.5 && kill -STOP \$rec && echo >go && read x <done && kill -CONT \$rec && sleep 0.3 && echo >go2 &&
+	wait \$rec && cat err.txt &&
+	lost=\$('$TRACEPP' info lost.tpp | awk '/^lost:/ {print \$2}') &&
+	'$TRACEPP' dump lost.tpp >d.txt && grep LOST d.txt &&
+	'$TRACEPP' replay lost.tpp >r.txt 2>/dev/null && grep LOST r.txt &&
+	d=\$(awk '/ LOST / {for (i = 1; i < NF; i++) if (\$i == \"LOST\") n += \$(i + 1)} END {print n + 0}' d.txt) &&
+	p=\$(awk '/LOST/ {for (i = 1; i < NF; i++) if (\$i == \"LOST\") n += \$(i + 1)} END {print n + 0}' r.txt) &&
+	echo \"info lost \$lost, dump \$d, replay \$p\" && [ \"\$lost\" -gt 0 ] && [ \"\$d\" = \"\$lost\" ] && [ \"\$p\" = \"\$lost\" ] &&
+	# inline: the second run's calls come after a marker
+	awk '/LOST/ {m = 1} m && /main\(\) \{/ {ok = 1} END {exit !ok}' r.txt && no_probes_left"
+
 if [ -e $TFS/kprobe_events ]; then
 	test_expect "-k places kernel probes" "
 		'$TRACEREC' record -q -o t.tpp -k 'do_sys_openat2' -- cat /etc/hostname >/dev/null &&

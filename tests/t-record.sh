@@ -208,9 +208,10 @@ test_expect 'uprobe field names in the schema are the kernel ones (two probed fu
 	"$TRACEREC" record -q -u "$S/s-chain:[ab]" -o ch.tpp -- "$S/s-chain" >/dev/null 2>err; cat err
 	"$TRACEPP" dump --format=json ch.tpp | python3 -c "
 import json, sys
-want = {\"a\": [\"__probe_ip\"], \"b\": [\"__probe_ip\"],
-        \"a__return\": [\"__probe_func\", \"__probe_ret_ip\", \"ret\"],
-        \"b__return\": [\"__probe_func\", \"__probe_ret_ip\", \"ret\"]}
+# and the stack pointer (and return address) tracerec fetches for pairing
+want = {\"a\": [\"__probe_ip\", \"__ra\", \"__sp\"], \"b\": [\"__probe_ip\", \"__ra\", \"__sp\"],
+        \"a__return\": [\"__probe_func\", \"__probe_ret_ip\", \"__sp\", \"ret\"],
+        \"b__return\": [\"__probe_func\", \"__probe_ret_ip\", \"__sp\", \"ret\"]}
 seen = set()
 for line in sys.stdin:
     e = json.loads(line)

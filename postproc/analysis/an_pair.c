@@ -123,6 +123,10 @@ close_top(struct an_pair *p, struct an_thread *th, uint64_t ts, uint32_t flags,
 		p->st.noret++;
 	if (flags & AN_CALL_UNWOUND)
 		p->st.unwound++;
+	if (flags & AN_CALL_EXCEPTION)
+		p->st.exception++;
+	if (flags & AN_CALL_TAIL)
+		p->st.tail++;
 	if (p->on_exit)
 		p->on_exit(p->ctx, th, &c, ev);
 	an_pair_pop_frame(th, c.dur);
@@ -151,12 +155,58 @@ static __attribute__((noinline)) int grow_stack(struct an_thread *th)
 	return 0;
 }
 
+/* Whether ra, the return address an entry found on its stack, is the
+ * kernel's uretprobe trampoline: outside every file mapping of the process
+ * (the [uprobes] page is none). Unknown maps: no, the safe answer (a
+ * frame taken for left ends early; one taken for tail-called would swallow
+ * every later call of its caller). */
+/* Farther than this above the outermost open frame: another stack. */
+#define OTHER_STACK (1ULL << 20)
+
+static int is_trampoline(const struct an_pair *p, const struct an_thread *th, uint64_t ra)
+{
+	return p->names && ra && tpp_names_mapped(p->names, th->pid, ra) == 0;
+}
+
+/* An entry at stack pointer sp (uprobes). The stack tells which open
+ * frames are gone, as it tells the kernel which return probes to drop: a
+ * frame whose entry was below sp was left (longjmp, an exception), closed
+ * at the thread's last event before this one, the latest moment it was
+ * known to live; one entered at sp itself was left too, unless the new
+ * callee's return address is the uretprobe trampoline: then the frame
+ * jumped to it (a tail call) and returns with it. */
+static __attribute__((noinline)) void sp_enter(struct an_pair *p, struct an_thread *th,
+					       const struct tpp_event *ev, const struct an_tinfo *ti,
+					       uint64_t sp)
+{
+	/* Far above every open frame, it runs on another stack (a signal
+	 * handler's sigaltstack, a coroutine's): nested, as without the stack
+	 * pointer. A jump lands within the stack, a few frames up. */
+	uint32_t k = 0;
+	while (k < th->depth && !th->st[k].sp)
+		k++;
+	if (k < th->depth && sp > th->st[k].sp + OTHER_STACK)
+		return;
+	uint64_t when = th->last_ts;
+	while (th->depth && th->st[th->depth - 1].sp && th->st[th->depth - 1].sp < sp)
+		close_top_noret(p, th, when, AN_CALL_UNWOUND);
+	if (!th->depth || th->st[th->depth - 1].sp != sp)
+		return;
+	if (is_trampoline(p, th, an_u(ev, ti, R_RA)))
+		th->st[th->depth - 1].fl |= AN_FRAME_TAILED;
+	else
+		close_top_noret(p, th, when, AN_CALL_UNWOUND);
+}
+
 /* An entry past an_pair_push_hot's common case: the stack grown, the
  * slot's function looked up; fl: AN_FRAME_* of the new frame. */
 static __attribute__((noinline)) int push_slow_fl(struct an_pair *p, struct an_thread *th,
 						  const struct tpp_event *ev,
 						  const struct an_tinfo *ti, uint8_t fl)
 {
+	uint64_t sp = ti->f[R_SP] >= 0 ? an_u(ev, ti, R_SP) : 0;
+	if (sp && th->depth)
+		sp_enter(p, th, ev, ti, sp);
 	if (th->depth == th->cap && grow_stack(th))
 		return -ENOMEM;
 	struct an_frame *f = &th->st[th->depth];
@@ -167,7 +217,8 @@ static __attribute__((noinline)) int push_slow_fl(struct an_pair *p, struct an_t
 		if (f->func == UINT32_MAX)
 			return -ENOMEM;
 	}
-	an_pair_push_hot(&p->hot, th, ev, ti);
+	/* pushed whatever the stack says: sp_enter has closed what it left */
+	an_pair_push_frame(&p->hot, th, ev, ti, sp);
 	th->st[th->depth - 1].fl = fl;
 	if (fl & AN_FRAME_RESUMED)
 		p->hot.entries--; /* not a call */
@@ -214,6 +265,33 @@ static __attribute__((noinline)) void unwind_addr(struct an_pair *p, struct an_t
 	while ((long)th->depth - 1 > k)
 		close_top_noret(p, th, ev->ts, AN_CALL_UNWOUND);
 	close_top_noret(p, th, ev->ts, why_flags(ti->f[R_WHY] >= 0 ? an_u(ev, ti, R_WHY) : 0));
+}
+
+/* A return at stack pointer sp (uprobes: the entry's + 8, the return
+ * address popped), when. The frame entered at sp - 8 is the one returning;
+ * frames entered below it were left without their return (closed at when:
+ * the thread's last event before). 1 when done, 0 when the stack does not
+ * say (frames without a stack pointer): the caller pairs by address. */
+static int sp_return(struct an_pair *p, struct an_thread *th, const struct tpp_event *ev,
+		     const struct an_tinfo *ti, uint64_t addr, uint64_t sp, uint64_t when)
+{
+	uint64_t at = sp - 8;
+	long k = (long)th->depth - 1;
+	while (k >= 0 && th->st[k].sp && th->st[k].sp < at)
+		k--;
+	if (k < 0 || !th->st[k].sp)
+		return 0;
+	if (th->st[k].sp != at || (addr && th->st[k].addr != addr)) {
+		/* entered before the recording, or its entry was lost */
+		p->st.orphans++;
+		if (p->ops && p->ops->orphan)
+			p->ops->orphan(p->ctx, th, an_func_id_ev(p->syms, th->pid, ev, addr), ev);
+		return 1;
+	}
+	while ((long)th->depth - 1 > k)
+		close_top_noret(p, th, when, AN_CALL_UNWOUND);
+	close_top(p, th, ev->ts, th->st[k].fl & AN_FRAME_TAILED ? AN_CALL_TAIL : 0, ev, ti);
+	return 1;
 }
 
 /* A return that is not of the innermost frame: unwinding or an orphan. */
@@ -307,11 +385,14 @@ static __attribute__((noinline)) int feed_return(struct an_pair *p, struct an_th
 						 const struct tpp_event *ev,
 						 const struct an_tinfo *ti)
 {
+	uint64_t when = th->last_ts;
 	th->last_ts = ev->ts;
 	p->hot.returns++;
 	/* without an address (or its field) a return is the innermost
 	 * frame's; with one, nearly always too */
 	uint64_t addr = an_u(ev, ti, R_ADDR);
+	if (ti->f[R_SP] >= 0 && an_u(ev, ti, R_SP) && sp_return(p, th, ev, ti, addr, an_u(ev, ti, R_SP), when))
+		return 0;
 	if (th->depth && (!addr || th->st[th->depth - 1].addr == addr))
 		close_top(p, th, ev->ts, 0, ev, ti);
 	else
@@ -326,7 +407,10 @@ static __attribute__((noinline)) int feed_new_thread(struct an_pair *p, const st
 	struct an_thread *th = an_pair_thread(p, ev->tid);
 	if (!th)
 		return -ENOMEM;
-	th->last_ts = ev->ts;
+	/* an open frame keeps the thread's last event: frames a jump left
+	 * end there (sp_enter, sp_return) */
+	if (!th->depth)
+		th->last_ts = ev->ts;
 	if (ENTRY_KINDS >> ti->kind & 1)
 		return feed_entry(p, th, ev, ti);
 	return feed_return(p, th, ev, ti);

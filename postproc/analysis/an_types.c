@@ -53,6 +53,8 @@ static const char *const roles[AN_NROLES][4] = {
 	[R_RET] = {"ret", "retval", "arg_ret"},
 	[R_DEPTH] = {"depth"},
 	[R_WHY] = {"why"},
+	[R_SP] = {"__sp"},
+	[R_RA] = {"__ra"},
 	[R_SK] = {"skaddr", "sk"},
 	[R_OLDSTATE] = {"oldstate"},
 	[R_NEWSTATE] = {"newstate"},
@@ -119,8 +121,9 @@ void an_types_init(struct an_types *ty, const struct tpp_reader *r)
 			 * role for, in schema order. */
 			for (int k = 0; k < t->nfields && ti->nargs < AN_MAX_ARGS; k++) {
 				const char *fn = t->fields[k].name;
+				/* "__probe_ip", "__sp", "__ra": the probe's own */
 				if (!fn || k == ti->f[R_ADDR] || k == ti->f[R_DEPTH] ||
-				    !strncmp(fn, "__probe", 7) || t->fields[k].type > TPP_F_S64)
+				    !strncmp(fn, "__", 2) || t->fields[k].type > TPP_F_S64)
 					continue;
 				if (ti->nargs == 0)
 					ti->f[R_ARG0] = (int8_t)k;
@@ -173,7 +176,7 @@ void an_want_pairing(const struct an_types *ty, uint32_t *want)
 {
 	/* an_pair_feed: calls, unwinding, and the switches and exits that
 	 * close frames or charge off-CPU time */
-	static const int r[] = {R_ADDR, R_RET, R_DEPTH, R_WHY, R_PREV_PID, R_NEXT_PID, R_PID};
+	static const int r[] = {R_ADDR, R_RET, R_DEPTH, R_WHY, R_SP, R_RA, R_PREV_PID, R_NEXT_PID, R_PID};
 	an_want_roles(ty, want, r, sizeof(r) / sizeof(r[0]));
 	for (size_t id = 0; id < TPP_MAX_TYPES; id++) {
 		const struct an_tinfo *ti = &ty->t[id];

@@ -39,6 +39,7 @@ enum an_role {
 	R_DEV, R_SECTOR, R_NSECT, R_BYTES, R_RWBS, R_ERROR,
 	R_LEN, R_NAME, R_RC,
 	R_ADDR, R_RET, R_DEPTH, R_ARG0, R_WHY,
+	R_SP, R_RA, /* uprobes: stack pointer (entry and return), return address (entry) */
 	R_SK, R_OLDSTATE, R_NEWSTATE, R_FAMILY, R_SPORT, R_DPORT, R_SADDR, R_DADDR, R_SADDR6,
 	R_DADDR6, R_FLAGS,
 	R_RUNTIME,
@@ -192,6 +193,7 @@ enum an_call_flags {
 				* or resumed by a context switch (func_resume) */
 };
 #define AN_FRAME_RESUMED 1 /* an_frame.fl */
+#define AN_FRAME_TAILED 2  /* it jumped to a callee entered at its stack pointer */
 struct an_frame {
 	uint64_t addr, ts;
 	uint64_t child_ns;  /* time in completed children */
@@ -201,6 +203,7 @@ struct an_frame {
 	uint32_t user;      /* free for the consumer (replay: line printed) */
 	uint8_t nargs;
 	uint8_t fl;         /* AN_FRAME_*: set before ops->entry */
+	uint64_t sp;        /* stack pointer at entry (uprobes), 0 unknown */
 	uint64_t args[AN_MAX_ARGS];
 };
 struct an_thread {
@@ -235,7 +238,10 @@ struct an_pair_ops {
 	void (*orphan)(void *ctx, struct an_thread *th, uint32_t func, const struct tpp_event *ev);
 };
 struct an_pair_stats {
-	uint64_t entries, returns, calls, orphans, noret, unwound;
+	uint64_t entries, returns, calls, orphans, noret;
+	uint64_t unwound;   /* closed without their return (AN_CALL_UNWOUND), of which: */
+	uint64_t exception; /* by a C++ exception */
+	uint64_t tail;      /* calls that ended in a tail call (AN_CALL_TAIL) */
 };
 struct an_pair;
 /* What the inline common cases below read and update of an an_pair: a
@@ -256,6 +262,25 @@ static inline struct an_thread *an_pair_hot_thread(const struct an_pair_hot *h,
 	struct an_thread *th = h->last;
 	return th && th->tid == ev->tid ? th : NULL;
 }
+/* Pushes th's next frame for an entry (room on the stack and the slot's
+ * function set), sp its stack pointer (0 unknown). */
+static inline void an_pair_push_frame(struct an_pair_hot *h, struct an_thread *th,
+				      const struct tpp_event *ev, const struct an_tinfo *ti, uint64_t sp)
+{
+	struct an_frame *f = &th->st[th->depth];
+	th->last_ts = ev->ts;
+	th->depth++;
+	/* every field set here: a memset of the frame showed in profiles */
+	f->ts = ev->ts;
+	f->child_ns = f->offcpu_ns = 0;
+	f->node = f->user = 0;
+	f->nargs = ti->nargs;
+	f->fl = 0;
+	f->sp = sp;
+	for (int i = 0; i < ti->nargs; i++)
+		f->args[i] = ev->v[ti->f[R_ARG0] + i].u;
+	h->entries++;
+}
 /* An entry (ti->kind AN_FENTRY or AN_UENTRY) of th = an_pair_hot_thread(),
  * in the common case: room on the stack, and the slot's last frame of the
  * same function. Pushes the frame as an_pair_feed does, but calls no
@@ -272,17 +297,13 @@ static inline int an_pair_push_hot(struct an_pair_hot *h, struct an_thread *th,
 	 * always maps to the same id, so the lookup is skipped. */
 	if (__builtin_expect(f->addr != an_u(ev, ti, R_ADDR) || f->func == UINT32_MAX, 0))
 		return -1;
-	th->last_ts = ev->ts;
-	th->depth++;
-	/* every field set here: a memset of the frame showed in profiles */
-	f->ts = ev->ts;
-	f->child_ns = f->offcpu_ns = 0;
-	f->node = f->user = 0;
-	f->nargs = ti->nargs;
-	f->fl = 0;
-	for (int i = 0; i < ti->nargs; i++)
-		f->args[i] = ev->v[ti->f[R_ARG0] + i].u;
-	h->entries++;
+	/* With the stack pointer (uprobes): a frame at or below the new
+	 * entry's has been left (or was jumped from): an_pair_feed decides. */
+	uint64_t sp = ti->f[R_SP] >= 0 ? ev->v[(int)ti->f[R_SP]].u : 0;
+	if (__builtin_expect(sp && th->depth && f[-1].sp && f[-1].sp <= sp &&
+			     !(f[-1].sp == sp && f[-1].fl & AN_FRAME_TAILED), 0))
+		return -1;
+	an_pair_push_frame(h, th, ev, ti, sp);
 	return 0;
 }
 /* A return (AN_FEXIT or AN_URET) of th = an_pair_hot_thread() in the
@@ -295,7 +316,7 @@ static inline struct an_frame *an_pair_ret_hot(struct an_thread *th, const struc
 					       const struct an_tinfo *ti, uint64_t *dur)
 {
 	uint64_t addr = an_u(ev, ti, R_ADDR);
-	if (__builtin_expect(!th->depth || ti->f[R_RET] >= 0, 0))
+	if (__builtin_expect(!th->depth || ti->f[R_RET] >= 0 || ti->f[R_SP] >= 0, 0))
 		return NULL;
 	struct an_frame *f = &th->st[th->depth - 1];
 	/* without an address (or its field) a return is the innermost
@@ -560,6 +581,26 @@ const char *an_tcp_state(unsigned state);
 int an_net_init(struct an_net *n);
 int an_net_feed(struct an_net *n, const struct an_types *ty, const struct tpp_event *ev);
 void an_net_free(struct an_net *n);
+
+/* ---------------------------------------------------- lost-event markers */
+/* The file's lost records with a time, per stream in time order, for a
+ * printer to show inline: before an event of stream s at ts, each record
+ * of s from before ts (an_lost_before, until NULL), at the end the rest.
+ * Pointers into the reader's metadata; open fills l (-ENOMEM). */
+struct an_lost_stream {
+	uint32_t stream;
+	size_t pos, end; /* its records are v[pos..end) */
+};
+struct an_lost {
+	const struct tpp_lost **v;
+	size_t n;
+	struct an_lost_stream *s;
+	size_t ns, last;
+};
+int an_lost_open(struct an_lost *l, const struct tpp_reader *r, uint64_t from_ts, uint64_t to_ts);
+const struct tpp_lost *an_lost_before(struct an_lost *l, uint32_t stream, uint64_t ts);
+const struct tpp_lost *an_lost_rest(struct an_lost *l);
+void an_lost_close(struct an_lost *l);
 
 /* ------------------------------------------------------------- arrays */
 /* Makes room for need elements of elem bytes in the array whose pointer is

@@ -277,10 +277,12 @@ void acli_need(const struct acli *c, int have, const char *what)
 
 void acli_report_pairs(const struct acli *c, const struct an_pair_stats *ps)
 {
-	if (ps->orphans || ps->noret || ps->unwound)
+	/* each mark a frame can close with, as replay prints it */
+	if (ps->orphans || ps->noret || ps->unwound || ps->tail)
 		fprintf(stderr,
 			"tracepp %s: %llu return(s) without entry, %llu call(s) without return, "
-			"%llu unwound\n",
+			"%llu unwound (%llu by an exception), %llu tail call(s)\n",
 			c->cmd, (unsigned long long)ps->orphans, (unsigned long long)ps->noret,
-			(unsigned long long)ps->unwound);
+			(unsigned long long)ps->unwound, (unsigned long long)ps->exception,
+			(unsigned long long)ps->tail);
 }

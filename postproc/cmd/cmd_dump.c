@@ -97,6 +97,53 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types)
 	}
 }
 
+/* A lost-event marker, in the flow where the events went missing: text
+ * "TS [CPU] LOST N events of cpu C (until TS2)", JSON {"type": "lost"}. */
+static void lost_line(struct ofast *o, int fmt, const struct tpp_reader *r, const struct tpp_lost *x)
+{
+	const struct tpp_stream_info *si = tpp_r_stream_by_id(r, x->stream);
+	int cpu = si && si->kind == TPP_S_CPU ? si->cpu : -1;
+	int32_t tid = si && si->kind == TPP_S_THREAD ? si->tid : -1;
+	if (fmt == OUT_TEXT) {
+		of_ts(o, x->from_ts);
+		if (cpu >= 0) {
+			of_mem(o, " [", 2);
+			of_u64w(o, (uint64_t)cpu, 3);
+			of_mem(o, "] ", 2);
+		} else {
+			of_mem(o, " [---] ", 7);
+		}
+		of_str(o, "LOST ");
+		of_u64(o, x->count);
+		of_str(o, " events of ");
+		if (tid >= 0) {
+			of_str(o, "thread ");
+			of_i64(o, tid);
+		} else {
+			of_str(o, "cpu ");
+			of_i64(o, cpu);
+		}
+		if (x->to_ts > x->from_ts) {
+			of_str(o, " (until ");
+			of_ts(o, x->to_ts);
+			of_ch(o, ')');
+		}
+		of_ch(o, '\n');
+		return;
+	}
+	of_mem(o, "{\"ts\": ", 7);
+	of_u64(o, x->from_ts);
+	of_mem(o, ", \"cpu\": ", 9);
+	of_i64(o, cpu);
+	of_mem(o, ", \"tid\": ", 9);
+	of_i64(o, tid);
+	of_str(o, ", \"type\": \"lost\", \"lost\": ");
+	of_u64(o, x->count);
+	of_str(o, ", \"to\": ");
+	of_u64(o, x->to_ts);
+	of_str(o, "}\n");
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	int fmt = OUT_TEXT, sorted = 0, srcline = 0;
@@ -139,7 +186,9 @@ int cmd_dump(int argc, char **argv)
 	struct tpp_iter *it = NULL;
 	struct tinfo *ti = calloc(TPP_MAX_TYPES, sizeof(*ti));
 	struct ofast *o = malloc(sizeof(*o));
-	if (!ti || !o || tpp_names_open(&nm, r) || tpp_iter_open(&it, r, &io)) {
+	struct an_lost lq;
+	if (!ti || !o || tpp_names_open(&nm, r) || tpp_iter_open(&it, r, &io) ||
+	    an_lost_open(&lq, r, io.from_ts, io.to_ts)) {
 		fprintf(stderr, "tracepp dump: out of memory\n");
 		return 1;
 	}
@@ -175,6 +224,9 @@ int cmd_dump(int argc, char **argv)
 				snprintf(damage, sizeof(damage), "%s", tpp_iter_error(it));
 			continue;
 		}
+		const struct tpp_lost *lx;
+		while ((lx = an_lost_before(&lq, ev->stream, ev->ts)))
+			lost_line(o, fmt, r, lx);
 		if (!ev->t || (tid_filter >= 0 && ev->tid != tid_filter))
 			continue;
 		struct tinfo *t = &ti[ev->type];
@@ -309,6 +361,9 @@ int cmd_dump(int argc, char **argv)
 		if (o->err)
 			break;
 	}
+	for (const struct tpp_lost *lx; (lx = an_lost_rest(&lq));)
+		lost_line(o, fmt, r, lx);
+	an_lost_close(&lq);
 	if (of_flush(o)) {
 		fprintf(stderr, "tracepp dump: writing output: %s\n", strerror(-o->err));
 		rc = 1;

@@ -160,7 +160,8 @@ static int ut_keep(struct rp *r, struct an_frame *f, const struct tpp_event *ev,
 	int n = 0, e = 0;
 	for (int i = 0; t && i < ev->nvals && i < t->nfields; i++) {
 		const char *fn = t->fields[i].name;
-		if (!fn || i == ti->f[R_ADDR] || !strncmp(fn, "__probe", 7))
+		/* "__probe_ip", "__sp", "__ra": the probe's own, not arguments */
+		if (!fn || i == ti->f[R_ADDR] || !strncmp(fn, "__", 2))
 			continue;
 		char b[48];
 		int bl;
@@ -491,12 +492,48 @@ static __attribute__((noinline)) int entry_hot(struct rp *r, struct an_thread *t
 	return 0;
 }
 
+/* A lost-event marker: x's count, at its first time, its span as the
+ * duration; the lines of th (the task whose event comes next on x's
+ * stream, NULL at the end) deferred until now go out first, so that the
+ * marker stands where the events went missing. */
+static void lost_line(struct rp *r, struct an_thread *th, const struct tpp_lost *x)
+{
+	if (th && wanted(r, th) && in_scope(r, th) && !r->min_dur)
+		flush_frames(r, th, th->depth);
+	const struct tpp_stream_info *si = tpp_r_stream_by_id(r->c->r, x->stream);
+	struct line l;
+	base(&l, &r->lost_th);
+	l.cpu = si && si->kind == TPP_S_CPU ? si->cpu : -1;
+	l.tid = si && si->kind == TPP_S_THREAD ? si->tid : -1;
+	l.comm = NULL;
+	l.kind = L_LOST;
+	l.ts = x->from_ts;
+	l.dur = x->to_ts > x->from_ts ? x->to_ts - x->from_ts : 0;
+	l.has_dur = x->to_ts > x->from_ts;
+	l.lost = x->count;
+	out(r, &l);
+}
+
+/* The markers due before ev, on its stream. */
+static __attribute__((noinline)) int lost_before(struct rp *r, const struct tpp_event *ev)
+{
+	const struct tpp_lost *x = an_lost_before(&r->lq, ev->stream, ev->ts);
+	if (!x)
+		return 0;
+	struct an_thread *th = ev->tid >= 0 ? an_pair_thread(r->pair, ev->tid) : NULL;
+	for (; x; x = an_lost_before(&r->lq, ev->stream, ev->ts))
+		lost_line(r, th, x);
+	return 0;
+}
+
 /* The common entries and returns inline, with only tail calls so that they
  * save no registers: through an_pair's callbacks they cost a call each and
  * a struct an_call. */
 static int feed(void *ctx, const struct tpp_event *ev)
 {
 	struct rp *r = ctx;
+	if (__builtin_expect(r->lq.n != 0, 0))
+		lost_before(r, ev);
 	const struct an_tinfo *ti = an_ti(r->ty, ev);
 	struct an_thread *th = an_pair_hot_thread(r->hot, ev);
 	if (__builtin_expect(th != NULL, 1)) {
@@ -579,6 +616,15 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	r.hot = an_pair_hot(r.pair);
+	if ((rc = an_lost_open(&r.lq, c.r, c.f.from_ts, c.f.to_ts))) {
+		rc = acli_fail(&c, rc, NULL);
+		goto out;
+	}
+	/* lost lines have no task: "---" in its column */
+	r.lost_th.tid = -1;
+	r.lost_th.label_cpu = -2;
+	memcpy(r.lost_th.label + 4, "---                   ", 22);
+	r.lost_th.label_len = 26;
 	if (c.fmt == TBL_TEXT)
 		of_str(o, "#      TIMESTAMP CPU TASK-TID                 DURATION | FUNCTION\n");
 	struct an_run_stats st;
@@ -587,6 +633,8 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	an_pair_finish(r.pair);
+	for (const struct tpp_lost *x; (x = an_lost_rest(&r.lq));)
+		lost_line(&r, NULL, x);
 	if (c.fmt == TBL_JSON)
 		of_str(o, r.nlines ? "\n]\n" : "[]\n");
 	if (of_flush(o) < 0) {
@@ -601,6 +649,7 @@ int cmd_replay(int argc, char **argv)
 	acli_report_run(&c, &st);
 out:
 	rp_text_free(&r);
+	an_lost_close(&r.lq);
 	for (size_t i = 0; i < r.nut; i++)
 		free(r.ut[i].s);
 	free(r.ut);

@@ -20,7 +20,7 @@
 #include "out_fast.h"
 
 /* The first three index struct rp's ftail pieces. */
-enum lkind { L_ENTRY, L_EXIT, L_LEAF, L_EVENT, L_ORPHAN, L_SCHED_IN };
+enum lkind { L_ENTRY, L_EXIT, L_LEAF, L_EVENT, L_ORPHAN, L_SCHED_IN, L_LOST };
 
 struct line {
 	enum lkind kind;
@@ -37,6 +37,7 @@ struct line {
 	uint64_t ret;
 	uint32_t flags;
 	const struct tpp_event *ev;
+	uint64_t lost; /* L_LOST: events lost from ts for dur */
 };
 
 struct rp {
@@ -64,6 +65,10 @@ struct rp {
 	} *ut;
 	size_t nut, caput;
 	uint32_t ut_free; /* slot + 1, 0 = none */
+	/* The file's lost records, each printed where its stream's events
+	 * went missing (L_LOST lines, of lost_th: no task of its own). */
+	struct an_lost lq;
+	struct an_thread lost_th;
 	struct an_dwarf *dw; /* --srcline */
 	int want_srcline;
 	const struct an_thread *w_th; /* wanted(): last thread asked, its answer */

@@ -8,7 +8,7 @@
 #include "replay.h"
 #include "an_dwarf.h"
 
-static const char *const lkind_name[] = {"entry", "exit", "call", "event", "orphan", "sched_in"};
+static const char *const lkind_name[] = {"entry", "exit", "call", "event", "orphan", "sched_in", "lost"};
 
 char rp_d3[1000][4], rp_dur_ns[1000][16];
 /* rp_d3, space-padded */
@@ -368,6 +368,17 @@ void rp_text_line(struct rp *r, const struct line *l)
 	case L_EVENT:
 		text_fields(o, l->ev);
 		break;
+	case L_LOST:
+		/* uftrace's "LOST n records!!", with the CPU it was lost on */
+		of_str(o, "/* LOST ");
+		of_u64(o, l->lost);
+		of_str(o, " events");
+		if (l->cpu >= 0) {
+			of_str(o, " of cpu ");
+			of_i64(o, l->cpu);
+		}
+		of_str(o, " */");
+		break;
 	}
 	if (l->kind == L_EXIT && l->has_ret) {
 		of_str(o, " = ");
@@ -409,6 +420,10 @@ void rp_json_line(struct rp *r, const struct line *l)
 	if (l->has_dur) {
 		of_str(o, ",\"dur_ns\":");
 		of_u64(o, l->dur);
+	}
+	if (l->kind == L_LOST) {
+		of_str(o, ",\"lost\":");
+		of_u64(o, l->lost);
 	}
 	if (l->name) {
 		of_str(o, ",\"func\":");
@@ -498,7 +513,9 @@ void rp_csv_line(struct rp *r, const struct line *l)
 	if (l->has_dur)
 		of_u64(o, l->dur);
 	of_ch(o, ',');
-	if (l->name)
+	if (l->kind == L_LOST)
+		of_u64(o, l->lost); /* the count, in the name column */
+	else if (l->name)
 		of_csv(o, l->name, strlen(l->name));
 	else if (l->ev && l->ev->t && l->ev->t->name)
 		of_csv(o, l->ev->t->name, strlen(l->ev->t->name));

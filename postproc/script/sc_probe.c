@@ -59,7 +59,7 @@ void sc_probe_fields(struct sc_prog *P, struct sc_site *s)
 	 * own, in order (tracerec's -A names them arg1.. or by parameter) */
 	for (int i = 0; i < t->nfields && s->narg < 16; i++) {
 		const char *n = t->fields[i].name;
-		if (i == s->addr_f || !n || !strncmp(n, "__probe", 7) || !strcmp(n, "depth") || i < s->addr_f)
+		if (i == s->addr_f || !n || !strncmp(n, "__", 2) || !strcmp(n, "depth") || i < s->addr_f)
 			continue;
 		s->arg_f[s->narg++] = (int8_t)i;
 	}
