@@ -80,11 +80,12 @@ test_expect "probes are removed when the recorder is stopped by SIGINT or SIGTER
 # A jump out of nested calls: the stack pointer each entry and return
 # carries says which frames the jump left (s-longjmp: outer -> mid -> inner
 # -> deep, deep longjmps back to outer, which then calls after; 3 rounds).
-test_expect "longjmp under uprobes: after() is outer's child, mid/inner/deep closed [unwound] at the jump" "
+test_expect "longjmp under uprobes: after() is outer's child, mid/inner/deep closed [unwound] at the jump, counted in info" "
 	'$TRACEREC' record -q -o lj.tpp -u '$S/s-longjmp:main' -u '$S/s-longjmp:outer' -u '$S/s-longjmp:mid' \
 		-u '$S/s-longjmp:inner' -u '$S/s-longjmp:deep' -u '$S/s-longjmp:after' -- '$S/s-longjmp' >/dev/null &&
 	'$TRACEPP' replay lj.tpp >r.txt 2>w.txt && cat r.txt w.txt &&
 	[ \$(grep -c '\[unwound\]' r.txt) = 9 ] && grep -q ' 9 unwound (0 by an exception), 0 tail call(s)' w.txt &&
+	'$TRACEPP' info lj.tpp | grep '^calls:' | grep -q ' 9 unwound (0 by an exception), 0 tail call(s)' &&
 	! grep -q '__sp\|__ra' r.txt &&
 	'$TRACEPP' callgraph --callers=after lj.tpp >c.txt 2>/dev/null && cat c.txt &&
 	[ \"\$(awk 'NR > 1 {print \$1, \$2}' c.txt)\" = 'outer 3' ] &&
@@ -112,11 +113,12 @@ __attribute__((noinline)) int tail_a(int x) { return tail_b(x + 1); }
 int main(void) { int r = 0; for (int i = 0; i < 3; i++) r += tail_a(i); return r == -1; }
 EOF2
 if cc -O2 -g -o $TAIL $TAIL.c && objdump -d --no-show-raw-insn $TAIL | awk '/<tail_a>:/ {f = 1; next} f && /^$/ {exit} f' | grep -q 'jmp.*<tail_b>'; then
-	test_expect "a tail call under uprobes: tail_b inside tail_a, tail_a marked [tail], 3 of each" "
+	test_expect "a tail call under uprobes: tail_b inside tail_a, tail_a marked [tail], 3 of each, counted in info" "
 		'$TRACEREC' record -q -o tc.tpp -u '$TAIL:tail_*' -- '$TAIL' &&
 		'$TRACEPP' replay tc.tpp >r.txt 2>w.txt && cat r.txt w.txt &&
 		[ \$(grep -c '} /\* tail_a \*/.*\[tail\]' r.txt) = 3 ] && [ \$(grep -c '^.*|   tail_b()' r.txt) = 3 ] &&
-		grep -q ' 0 unwound (0 by an exception), 3 tail call(s)' w.txt"
+		grep -q ' 0 unwound (0 by an exception), 3 tail call(s)' w.txt &&
+		'$TRACEPP' info --format=json tc.tpp | python3 -c 'import json, sys; c = json.load(sys.stdin)[\"calls\"]; assert (c[\"calls\"], c[\"tail\"], c[\"unwound\"]) == (6, 3, 0), c'"
 else
 	test_skip "a tail call under uprobes" "cc -O2 made no tail call of tail_a"
 fi

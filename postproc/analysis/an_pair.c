@@ -454,3 +454,44 @@ void an_pair_stats(const struct an_pair *p, struct an_pair_stats *st)
 	st->returns = p->hot.returns;
 	st->calls = p->hot.calls;
 }
+
+static int count_feed(void *ctx, const struct tpp_event *ev)
+{
+	int err = 0;
+	an_pair_feed(ctx, ev, &err);
+	return err;
+}
+
+int an_pair_count(struct tpp_reader *r, struct an_pair_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	struct an_types *ty = malloc(sizeof(*ty));
+	uint32_t *want = calloc(TPP_MAX_TYPES, sizeof(*want));
+	struct tpp_names *nm = NULL;
+	struct an_syms *sy = NULL;
+	struct an_pair *p = NULL;
+	int rc = -ENOMEM;
+	if (!ty || !want)
+		goto out;
+	an_types_init(ty, r);
+	rc = 0;
+	if (!ty->has[AN_FENTRY] && !ty->has[AN_UENTRY])
+		goto out;
+	/* only the fields pairing reads are decoded */
+	an_want_pairing(ty, want);
+	struct an_filter f = {.want = want};
+	struct an_run_stats rs;
+	if ((rc = tpp_names_open(&nm, r)) || (rc = an_syms_open(&sy, nm)) ||
+	    (rc = an_pair_open(&p, ty, sy, nm, NULL, NULL)) || (rc = an_run(r, &f, 0, count_feed, p, &rs)))
+		goto out;
+	an_pair_finish(p);
+	an_pair_stats(p, st);
+	rc = 1;
+out:
+	an_pair_close(p);
+	an_syms_close(sy);
+	tpp_names_close(nm);
+	free(want);
+	free(ty);
+	return rc;
+}

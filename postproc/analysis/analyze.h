@@ -360,6 +360,10 @@ struct an_thread *an_pair_thread(struct an_pair *p, int32_t tid);
 void an_pair_finish(struct an_pair *p);
 void an_pair_stats(const struct an_pair *p, struct an_pair_stats *st);
 void an_pair_close(struct an_pair *p);
+/* Pairs every call of r (a pass over its function events, in time order)
+ * for the counts alone: 1 with *st filled, 0 when r has no function events
+ * (*st zeroed), or a negative errno. */
+int an_pair_count(struct tpp_reader *r, struct an_pair_stats *st);
 
 /* ------------------------------------------------------------ callgraph */
 struct an_run_stats {

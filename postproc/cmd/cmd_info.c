@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze.h"
 #include "cli.h"
 #include "commands.h"
 #include "esc.h"
@@ -153,6 +154,13 @@ int cmd_info(int argc, char **argv)
 	footprint(me, &fp);
 	struct tpp_losses lo_;
 	tpp_losses(me, &lo_);
+	/* how calls ended: the marks replay prints, counted (a second pass,
+	 * in time order, over function events only) */
+	struct an_pair_stats ps;
+	int has_calls = an_pair_count(r, &ps);
+	/* what info says of a damaged file stands without it */
+	if (has_calls < 0)
+		fprintf(stderr, "tracepp info: warning: calls not counted: %s\n", strerror(-has_calls));
 	/* what tracepp sched reads its clock from */
 	uint64_t nswitch = 0, nruntime = 0;
 	for (uint32_t i = 0; i < in->ntypes; i++) {
@@ -194,6 +202,11 @@ int cmd_info(int argc, char **argv)
 			(unsigned long long)damaged);
 		if (nswitch)
 			fprintf(f, "\"sched_clock\": \"%s\", ", nruntime ? "kernel" : "timestamps");
+		if (has_calls > 0)
+			fprintf(f, "\"calls\": {\"calls\": %llu, \"unwound\": %llu, \"exception\": %llu, \"tail\": %llu, "
+				"\"orphans\": %llu, \"noret\": %llu}, ",
+				(unsigned long long)ps.calls, (unsigned long long)ps.unwound, (unsigned long long)ps.exception,
+				(unsigned long long)ps.tail, (unsigned long long)ps.orphans, (unsigned long long)ps.noret);
 		fprintf(f, "\"file_bytes\": %llu, \"raw_bytes\": %llu, \"stored_bytes\": %llu, ",
 			(unsigned long long)in->file_size, (unsigned long long)raw, (unsigned long long)stored);
 		fprintf(f, "\"bytes_per_event\": %.4f, \"compression_ratio\": %.3f, ",
@@ -259,6 +272,12 @@ int cmd_info(int argc, char **argv)
 		fprintf(f, "events:       %llu in %llu chunks, %zu streams\n", (unsigned long long)events,
 			(unsigned long long)chunks, ns);
 		tpp_losses_text(f, &lo_);
+		if (has_calls > 0)
+			fprintf(f, "calls:        %llu: %llu unwound (%llu by an exception), %llu tail call(s), "
+				"%llu return(s) without entry, %llu without return\n",
+				(unsigned long long)ps.calls, (unsigned long long)ps.unwound,
+				(unsigned long long)ps.exception, (unsigned long long)ps.tail,
+				(unsigned long long)ps.orphans, (unsigned long long)ps.noret);
 		if (nswitch && nruntime)
 			fprintf(f, "sched clock:  the kernel's (%llu sched_stat_runtime reports): on-CPU time and "
 				"run-queue waits as /proc/PID/schedstat counts them\n", (unsigned long long)nruntime);
