@@ -114,6 +114,7 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBDECODE) $(LIBFORMAT)
 $(B)/tests/out_fast: $(B)/obj/postproc/out/out_fast.o
 $(B)/tests/an_lat: $(B)/obj/postproc/analysis/an_lat.o
 $(B)/tests/script_map: $(B)/obj/postproc/script/sc_map.o
+$(B)/tests/task_names: $(B)/obj/recorder/task_names.o
 
 # Sample workloads: plain, -pg and -finstrument-functions builds, -O0 so the
 # call trees stay as written.

@@ -112,6 +112,7 @@ int rec_setup(struct rec *r, int argc, char **argv)
 	r->tn.on_new_pid = note_pid;
 	r->tn.on_fork = note_fork;
 	r->tn.on_exec = note_exec;
+	r->tn.now = mono_ns; /* the trace clock (trace_clock mono) */
 	r->tn.arg = r;
 	r->o.fo.instance_dir = r->ti.dir;
 	r->o.fo.tracefs_dir = root;

@@ -58,7 +58,7 @@ static struct tn_entry *lookup(struct tn_table *t, int32_t tid, int *fresh)
 	if (*fresh) {
 		e->tid = tid;
 		e->pid = -1;
-		e->comm_len = 0;
+		e->n = 0;
 		t->n++;
 	}
 	return e;
@@ -104,26 +104,74 @@ int32_t tn_proc_tgid(int32_t tid)
 	return tid > 0 && proc_task(tid, c, &pid) == 0 ? pid : -1;
 }
 
-static int record(struct tn_table *t, struct tpp_writer *w, uint64_t ts, struct tn_entry *e,
-		  int32_t pid, const char *comm, uint32_t len, int fresh)
+/* Keeps name nm in e's history, in time order; the oldest goes when full,
+ * or nm itself when it is older than all. */
+static void keep(struct tn_entry *e, const struct tn_name *nm)
 {
-	if (len > sizeof(e->comm))
-		len = sizeof(e->comm);
+	int k = e->n;
+	while (k > 0 && e->h[k - 1].ts > nm->ts)
+		k--;
+	if (e->n == TN_HIST) {
+		if (!k)
+			return;
+		memmove(&e->h[0], &e->h[1], (size_t)(k - 1) * sizeof(e->h[0]));
+		k--;
+	} else {
+		memmove(&e->h[k + 1], &e->h[k], (size_t)(e->n - k) * sizeof(e->h[0]));
+		e->n++;
+	}
+	e->h[k] = *nm;
+}
+
+static int write_name(struct tpp_writer *w, const struct tn_entry *e, const struct tn_name *nm)
+{
+	char c[32];
+	memcpy(c, nm->comm, nm->len);
+	c[nm->len] = 0;
+	/* -1, not the tid: a thread taken for a process of its own has no
+	 * memory maps, and its calls no names */
+	return tpp_w_task(w, nm->ts, e->pid, e->tid, c);
+}
+
+/* tid was named comm at ts. Written unless the name in force at ts (the last
+ * kept at or before it) says the same; before every kept name it is not
+ * known (the first may be a /proc read, later than the task's renames). */
+static int record(struct tn_table *t, struct tpp_writer *w, uint64_t ts, struct tn_entry *e,
+		  int32_t pid, const char *comm, uint32_t len)
+{
+	if (len > sizeof(e->h[0].comm))
+		len = sizeof(e->h[0].comm);
 	int32_t old_pid = e->pid;
 	if (pid >= 0)
 		e->pid = pid;
-	if (!fresh && len == e->comm_len && e->pid == old_pid && !memcmp(e->comm, comm, len))
+	int k = e->n;
+	while (k > 0 && e->h[k - 1].ts > ts)
+		k--;
+	struct tn_name *in = k ? &e->h[k - 1] : NULL;
+	if (in && e->pid == old_pid && in->len == len && !memcmp(in->comm, comm, len)) {
+		if (ts > in->last)
+			in->last = ts;
 		return 0;
-	char c[32];
-	memcpy(c, comm, len);
-	c[len] = 0;
-	memcpy(e->comm, comm, len);
-	e->comm_len = (uint8_t)len;
+	}
+	struct tn_name nm = {.ts = ts, .last = ts, .len = (uint8_t)len};
+	memcpy(nm.comm, comm, len);
 	if (e->pid >= 0 && e->pid != old_pid && t->on_new_pid)
 		t->on_new_pid(t->arg, e->pid);
-	/* -1, not the tid: a thread taken for a process of its own has no
-	 * memory maps, and its calls no names */
-	return tpp_w_task(w, ts, e->pid, e->tid, c);
+	int err = write_name(w, e, &nm);
+	/* the name in force was seen again after ts: it holds again from then */
+	struct tn_name again = {0};
+	if (!err && in && in->last > ts && (in->len != len || memcmp(in->comm, comm, len))) {
+		again = *in;
+		again.ts = in->last;
+		in->last = in->ts;
+		err = write_name(w, e, &again);
+	}
+	if (err)
+		return err;
+	keep(e, &nm);
+	if (again.ts)
+		keep(e, &again);
+	return 0;
 }
 
 int tn_named(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t pid, int32_t tid,
@@ -142,7 +190,7 @@ int tn_named(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t pid,
 		if (proc_task(tid, c, &p) == 0)
 			pid = p;
 	}
-	return record(t, w, ts, e, pid, comm, (uint32_t)strnlen(comm, len), fresh);
+	return record(t, w, ts, e, pid, comm, (uint32_t)strnlen(comm, len));
 }
 
 int tn_seen(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t tid)
@@ -162,7 +210,9 @@ int tn_seen(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t tid)
 		/* gone already: a later fork/exec/switch event may still name it */
 		return 0;
 	}
-	return record(t, w, ts, e, pid, c, (uint32_t)strlen(c), 1);
+	/* the name now, not at ts: the task may have exec'd or renamed since */
+	uint64_t now = t->now ? t->now() : ts;
+	return record(t, w, now > ts ? now : ts, e, pid, c, (uint32_t)strlen(c));
 }
 
 int32_t tn_pid_of(struct tn_table *t, int32_t tid)
@@ -189,7 +239,7 @@ int tn_newtask(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t pa
 		return -ENOMEM;
 	if (!(clone_flags & CLONE_THREAD) && ppid > 0 && t->on_fork)
 		t->on_fork(t->arg, ppid, child);
-	return record(t, w, ts, e, pid, comm, (uint32_t)strnlen(comm, len), fresh);
+	return record(t, w, ts, e, pid, comm, (uint32_t)strnlen(comm, len));
 }
 
 int tn_exec(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t pid, const char *comm, uint32_t len)
@@ -229,7 +279,7 @@ int tn_scan_proc(struct tn_table *t, struct tpp_writer *w, uint64_t ts)
 			c[strcspn(c, "\n")] = 0;
 			int fresh;
 			struct tn_entry *e = lookup(t, tid, &fresh);
-			err = e ? record(t, w, ts, e, pid, c, (uint32_t)strlen(c), 1) : -ENOMEM;
+			err = e ? record(t, w, ts, e, pid, c, (uint32_t)strlen(c)) : -ENOMEM;
 		}
 		closedir(td);
 	}

@@ -1,9 +1,13 @@
 /* task_names — keeps the file's task-name metadata complete without repeating
  * names per event: every task alive at start, then each tid the first time an
  * event shows it, and again whenever its name changes (fork, exec, a new
- * comm seen in sched_switch). Runs on the writer thread only. A task whose
- * process cannot be known (gone before it was seen, its clone not recorded)
- * is written with pid -1, never a guess.
+ * comm seen in sched_switch). A reader names an event by the last record at
+ * or before it, so each record is true at its time: events arrive CPU by
+ * CPU, not in time order, and a name is dropped as a repeat only when the
+ * record in force at its time already says it; a name read from /proc is
+ * stamped with the time it was read. A task whose process cannot be known
+ * (gone before it was seen, its clone not recorded) is written with pid -1,
+ * never a guess. Runs on the writer thread only.
  * Ownership: the table is owned by struct tn_table; tn_release frees it.
  * Errors: negative errno (from the writer).
  */
@@ -13,10 +17,18 @@
 #include <stdint.h>
 #include "tpp_format.h"
 
+/* A name written for a task: true from ts, and seen again up to last. */
+struct tn_name {
+	uint64_t ts, last;
+	uint8_t len;
+	char comm[16]; /* the kernel's TASK_COMM_LEN: compared, not hashed, per event */
+};
+
+#define TN_HIST 3
 struct tn_entry {
 	int32_t tid, pid; /* tid 0 marks a free slot; the idle task is kept apart */
-	uint8_t comm_len;  /* 0: name not known yet */
-	char comm[16];     /* the kernel's TASK_COMM_LEN: compared, not hashed, per event */
+	uint8_t n;        /* names kept: the latest TN_HIST written, oldest first */
+	struct tn_name h[TN_HIST];
 };
 
 struct tn_table {
@@ -29,6 +41,7 @@ struct tn_table {
 	void (*on_fork)(void *arg, int32_t parent_pid, int32_t child_pid);
 	void (*on_exec)(void *arg, int32_t pid);
 	void *arg;
+	uint64_t (*now)(void); /* the trace clock, for names read from /proc; NULL: the event's time */
 	uint64_t proc_reads; /* /proc lookups made for unknown tids */
 };
 
@@ -36,8 +49,8 @@ int tn_init(struct tn_table *t);
 void tn_release(struct tn_table *t);
 /* Records every task in /proc (one tpp_w_task each). */
 int tn_scan_proc(struct tn_table *t, struct tpp_writer *w, uint64_t ts);
-/* An event ran as tid: if the tid is new, looks it up in /proc (name and
- * thread group) and records it. Cheap for known tids. */
+/* An event ran as tid at ts: if the tid is new, looks it up in /proc (name
+ * and thread group) and records it as of now. Cheap for known tids. */
 int tn_seen(struct tn_table *t, struct tpp_writer *w, uint64_t ts, int32_t tid);
 /* The kernel told us tid's name (comm, len bytes, not NUL-terminated);
  * pid is its thread group or -1 when unknown. Records it if new or changed. */
