@@ -43,16 +43,22 @@ if [ $have_rec = 1 ]; then
 # from the kernel's rules, not from the C code: an interval runs from a
 # CPU's switch to its next one. Where a switch names a prev other than the
 # last switch's next, the switch between them was not recorded: it is placed
-# after the CPU's last event by another task, or when prev became runnable
-# (woken, or preempted) if later. Tasks still on a CPU run to the last event.
+# after the CPU's last event by another task (the task it ran is off it from
+# then), or when prev became runnable
+# (woken, or preempted) if later. A CPU's first switch has no switch before
+# it: prev ran from its slice's start, which its first runtime report since
+# it last switched tells (runtime less than the report's time; not before
+# the first event), or from when it became runnable if later. Tasks still on
+# a CPU run to the last event.
 replay() { "$TRACEPP" dump --sorted "$1" | python3 -c '
 import re, sys, collections
-cur, since, evtid, evts, other = {}, {}, {}, {}, {}
-tot, runnable, running, last = collections.Counter(), {}, set(), 0
+cur, since, evtid, evts, other, kst = {}, {}, {}, {}, {}, {}
+tot, runnable, running, last, t0 = collections.Counter(), {}, set(), 0, None
 for l in sys.stdin:
     m = re.match(r"(\d+)\.(\d{9}) \[(\d+)\] .*?-(\d+) (\w+):", l)
     if not m: continue
     ts = last = int(m.group(1)) * 10**9 + int(m.group(2))
+    t0 = ts if t0 is None else t0
     c, tid, kind = int(m.group(3)), int(m.group(4)), m.group(5)
     if evtid.get(c) != tid: other[c], evtid[c] = evts.get(c, 0), tid
     evts[c] = ts
@@ -60,9 +66,16 @@ for l in sys.stdin:
         p = int(re.search(r" pid=(\d+)", l).group(1))
         if p not in running and p not in runnable: runnable[p] = ts
         continue
+    if kind == "sched_stat_runtime":
+        s = re.search(r" pid=(\d+) runtime=(\d+)", l)
+        kst.setdefault(int(s.group(1)), max(ts - int(s.group(2)), t0))
+        continue
     if kind != "sched_switch": continue
     s = re.search(r"prev_pid=(\d+) .*prev_state=(\d+) .*next_pid=(\d+)", l)
     p, state, n = int(s.group(1)), int(s.group(2)), int(s.group(3))
+    if c not in since and p and p not in running and p in kst:
+        tot[p] += ts - min(max(kst[p], runnable.get(p, 0)), ts)
+    kst.pop(p, None); kst.pop(n, None)
     if c in since:
         if cur[c] == p:
             if p: tot[p] += ts - since[c]
@@ -71,6 +84,7 @@ for l in sys.stdin:
             if p not in running and runnable.get(p, 0) > at: at = runnable[p]
             at = min(at, ts)
             if cur[c] > 0: tot[cur[c]] += at - since[c]
+            running.discard(cur[c])
             if p: tot[p] += ts - at
     running.discard(p); running.add(n); runnable.pop(n, None); runnable.pop(p, None)
     if state & 0xff == 0 and p: runnable[p] = ts

@@ -272,10 +272,13 @@ static int runtime(struct an_sched *s, struct an_task *t, uint64_t ts, uint64_t 
 		 * switch-in itself missing from the file) */
 		uint64_t start = ts > r ? ts - r : 1;
 		if (start < s->t0) {
-			/* it ran before the events begin: count what is inside */
+			/* it ran before the events begin: count what is inside
+			 * (unless they show it waking: the clock the kernel read
+			 * for the slice is then a little older than the wakeup) */
 			r = ts - s->t0;
 			start = s->t0;
-			t->partial |= AN_PARTIAL_START;
+			if (!t->runnable_since)
+				t->partial |= AN_PARTIAL_START;
 		}
 		t->k_start = start;
 		if (t->runnable_since) {
@@ -312,6 +315,8 @@ static inline __attribute__((always_inline)) int step(struct an_sched *s, int k,
 		int32_t *slot;
 		if ((rc = run_slot(s, cpu, &slot)))
 			return rc;
+		if (!t->running && prev && !since && t->k_start)
+			since = t->k_start; /* the CPU's first switch: the slice's reports say when it began */
 		if (!t->running && prev && since) {
 			/* Its switch-in is missing: it ran since it became
 			 * runnable, or since the CPU last switched. */
