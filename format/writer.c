@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,6 +97,15 @@ int tpp_w_open(struct tpp_writer **wp, const char *path, const struct tpp_w_opts
 	}
 	w->fd = e;
 	w->can_reserve = 1;
+	/* A nearly full disk is a size cap nobody chose: chunks of 1/16 of the
+	 * room left, so that it stops the writer after some chunks, not before
+	 * the first (a chunk that does not fit is not written at all). */
+	struct statvfs vfs;
+	if (!fstatvfs(w->fd, &vfs) && vfs.f_frsize) {
+		uint64_t room = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		if (room / 16 < w->o.chunk_bytes)
+			w->o.chunk_bytes = (uint32_t)(room / 16 < 16384 ? 16384 : room / 16);
+	}
 	/* argv is copied now: the caller's may not outlive the header write */
 	w->argc = w->o.argc > 0 ? w->o.argc : 0;
 	w->argv = calloc((size_t)w->argc + 1, sizeof(char *));

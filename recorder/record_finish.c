@@ -114,6 +114,8 @@ int rec_finish_file(struct rec *r)
 			(unsigned long long)bytes, r->o.out,
 			r->events ? (double)bytes / (double)r->events : 0.0, cpu_seconds(), mib(fp.rss), shm,
 			unst);
+	if (r->write_err) /* the error said it all: what was lost after it is its doing */
+		return -1;
 	if (fs.lost)
 		fprintf(stderr, "tracerec: warning: %llu function events lost: the pool of %.1f MiB was full "
 				"(raise -b, per CPU)\n", (unsigned long long)fs.lost, mib(fs.pool_bytes));
