@@ -12,7 +12,14 @@
 # 2 ...) so drifting background load hits all alike; the workload runs on
 # CPU 0 and every recorder (all its threads and children) on CPU 1; slowdowns
 # are medians, with the spread (min..max) over the repetitions beside them.
-# Knobs: ROUNDS (default 50000), IOS (default 3000), REPS (default 5).
+# The switch workload's slowdown is given twice: in wall time (medians), and
+# in the CPU time the workload's process used (median of each repetition's
+# ratio to the untraced run of that repetition): the tracing work done in the
+# workload's own context, which the other programs of a busy machine do not
+# inflate as they do its wall time.
+# Knobs: ROUNDS (default 50000), IOS (default 3000), REPS (default 5);
+# TRACEREC_B=another tracerec (e.g. main's build) measured beside, as
+# "tracerec_b", for before/after numbers from the same run.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=${TPP_B:-$TOP/build}
@@ -53,7 +60,7 @@ open(sys.argv[1], "w").write("%.6f\n" % (r.ru_utime + r.ru_stime))' "$out" "$@" 
 # events in a recording, per tool
 nevents() {
 	case $1 in
-	tracerec) "$TRACEPP" info "$2" | awk '/^events:/ {print $2}' ;;
+	tracerec*) "$TRACEPP" info "$2" | awk '/^events:/ {print $2}' ;;
 	trace-cmd) trace-cmd report -i "$2" 2>/dev/null | grep -c ': [a-z_]*: ' ;;
 	perf) perf script -i "$2" 2>/dev/null | wc -l ;;
 	esac
@@ -62,7 +69,7 @@ nevents() {
 # Events as "TS_NS TYPE FIELDS..." text, uniform over tools (for the checks)
 as_text() {
 	case $1 in
-	tracerec) "$TRACEPP" dump --format=json "$2" | python3 -c '
+	tracerec*) "$TRACEPP" dump --format=json "$2" | python3 -c '
 import json, sys
 for l in sys.stdin:
     e = json.loads(l)
@@ -102,6 +109,7 @@ start_tool() {
 	local ev
 	case $1 in
 	tracerec) bg_rusage "$W/cpu" "$TRACEREC" record -q -a -e "$2" -o "$3" ;;
+	tracerec_b) bg_rusage "$W/cpu" "$TRACEREC_B" record -q -a -e "$2" -o "$3" ;;
 	trace-cmd)
 		ev=$(echo "$2" | sed 's/\(^\|,\)/ -e /g')
 		# (it complains about ftrace files this kernel refuses, and goes on)
@@ -117,6 +125,7 @@ start_tool() {
 stop_tool() { [ -n "$BG" ] && { kill -INT "$BG"; wait "$BG"; }; }
 
 tools="none tracerec"
+[ -n "${TRACEREC_B:-}" ] && tools="$tools tracerec_b"
 [ $have_tc = 1 ] && tools="$tools trace-cmd"
 [ $have_perf = 1 ] && tools="$tools perf"
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -124,7 +133,7 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo "# switch workload: w-pingpong $ROUNDS rounds on CPU $WL_CPU; io: w-odirect $IOS x 4 KiB on CPU $WL_CPU;" \
 	"recorders ${REC_PIN:-unpinned}; $REPS interleaved repetitions"
 for wl in switch io; do
-	for tool in $tools; do : >"$W/times.$tool"; : >"$W/acc.$tool"; done
+	for tool in $tools; do : >"$W/times.$tool"; : >"$W/acc.$tool"; : >"$W/cpus.$tool"; done
 	for rep in $(seq "$REPS"); do
 		for tool in $tools; do
 			f=$W/$tool.$wl.$rep; rm -f "$f" "$W/cpu"
@@ -132,6 +141,7 @@ for wl in switch io; do
 			if [ $wl = switch ]; then
 				W_TIME=1 taskset -c $WL_CPU "$S/w-pingpong" "$ROUNDS" >"$W/out" 2>"$W/err"
 				awk '/^elapsed_ns/ {print $2}' "$W/err" >>"$W/times.$tool"
+				awk '/^cpu_ns/ {print $2}' "$W/err" >>"$W/cpus.$tool"
 			else
 				taskset -c $WL_CPU "$S/w-odirect" "$W/io.file" "$IOS" >"$W/out"
 				awk '{print $7 - $6}' "$W/out" >>"$W/times.$tool"
@@ -166,20 +176,27 @@ for wl in switch io; do
 			END {printf "%.6f %d %d %d %d\n", s[1], s[2], s[3], s[4], s[5]}' "$W/acc.$tool")
 		echo "$wl.$tool.slowdown: $(awk -v t="$t" -v b="$base" 'BEGIN {printf "%.3f", t / b}')"
 		echo "$wl.$tool.slowdown_spread: $(sort -n "$W/times.$tool" | awk -v b="$base" 'NR == 1 {a = $1} END {printf "%.3f..%.3f", a / b, $1 / b}')"
+		cs=
+		if [ -s "$W/cpus.$tool" ]; then
+			cs=$(paste "$W/cpus.$tool" "$W/cpus.none" | awk '$2 > 0 {print $1 / $2}' | median)
+			echo "$wl.$tool.cpu_slowdown: $(awk -v c="$cs" 'BEGIN {printf "%.3f", c}')" \
+				"($(paste "$W/cpus.$tool" "$W/cpus.none" | awk '$2 > 0 {print $1 / $2}' | sort -n | awk 'NR == 1 {a = $1} END {printf "%.3f..%.3f", a, $1}'))"
+		fi
 		echo "$wl.$tool.bytes_per_event: $(awk -v a="$bytes_sum" -v n="$ev_sum" 'BEGIN {printf "%.2f", n ? a / n : 0}')"
 		echo "$wl.$tool.cpu_s_per_Mevent: $(awk -v c="$cpu_sum" -v n="$ev_sum" 'BEGIN {printf "%.3f", n ? c / n * 1e6 : 0}')"
 		echo "$wl.$tool.cpu_ms_per_run: $(awk '{print $1 * 1000}' "$W/acc.$tool" | median)" \
 			"($(awk '{print $1 * 1000}' "$W/acc.$tool" | sort -n | awk 'NR == 1 {a = $1} END {printf "%.1f..%.1f", a, $1}'))"
 		echo "$wl.$tool.captured_vs_kernel: $cap/$want"
-		eval "r_${wl}_${tool//-/_}=\"$t $bytes_sum $ev_sum $cpu_sum\""
+		eval "r_${wl}_${tool//-/_}=\"$t $bytes_sum $ev_sum $cpu_sum ${cs:-0}\""
 	done
 	# ratios: tracerec against each peer (< 1 is better, except captured)
-	for peer in trace-cmd perf; do
+	for peer in trace-cmd perf tracerec_b; do
 		v=r_${wl}_${peer//-/_}; [ -n "${!v:-}" ] || continue
-		read -r tp bp np cp <<<"${!v}"
-		v=r_${wl}_tracerec; read -r tt bt nt ct <<<"${!v}"
+		read -r tp bp np cp sp <<<"${!v}"
+		v=r_${wl}_tracerec; read -r tt bt nt ct st <<<"${!v}"
 		# a peer whose median is not above the baseline gives no overhead to divide by
 		echo "$wl.ratio_vs_$peer.overhead: $(awk -v a="$tt" -v b="$tp" -v z="$base" 'BEGIN {d = b - z; if (d > 0) printf "%.2f", (a - z) / d; else print "n/a (peer within noise)"}')"
+		[ "$sp" != 0 ] && echo "$wl.ratio_vs_$peer.cpu_overhead: $(awk -v a="$st" -v b="$sp" 'BEGIN {if (b > 1) printf "%.2f", (a - 1) / (b - 1); else print "n/a (peer within noise)"}')"
 		echo "$wl.ratio_vs_$peer.bytes_per_event: $(awk -v a="$bt" -v an="$nt" -v b="$bp" -v bn="$np" 'BEGIN {printf "%.2f", (a / an) / (b / bn)}')"
 		echo "$wl.ratio_vs_$peer.cpu_per_event: $(awk -v a="$ct" -v an="$nt" -v b="$cp" -v bn="$np" 'BEGIN {printf "%.2f", (a / an) / (b / bn)}')"
 	done
