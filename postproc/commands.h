@@ -14,4 +14,5 @@ int cmd_net(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 #endif

@@ -14,6 +14,7 @@ static const struct {
 	{"dump", cmd_dump, "every event with its fields, in file or time order"},
 	/* further subcommands: one line each, keep alphabetical after these two */
 	{"callgraph", cmd_callgraph, "per-function calls, total/self time; call tree, callers, callees, folded stacks"},
+	{"export", cmd_export, "the recording for other viewers: Chrome trace-event JSON (Perfetto, speedscope)"},
 	{"io", cmd_io, "block IO per device and direction: IOPS, bytes, latency, queue depth"},
 	{"latency", cmd_latency, "latency distributions: functions, scheduler, block IO, network"},
 	{"net", cmd_net, "packets and bytes per network device, each way"},

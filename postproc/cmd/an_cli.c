@@ -222,6 +222,11 @@ int acli_start(struct acli *c, const struct acli_spec *sp, int argc, char **argv
 	acli_init(c, sp->cmd);
 	int opt, rc;
 	while ((opt = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+		if (opt == ACLI_OPT_FORMAT && sp->own_format) {
+			if ((rc = sp->opt(c, sp->ctx, opt, optarg)))
+				return rc;
+			continue;
+		}
 		if ((rc = acli_opt(c, opt, optarg)) < 0)
 			return 2;
 		if (rc)

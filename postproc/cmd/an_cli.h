@@ -51,6 +51,9 @@ struct acli_spec {
 	const char *shortopts;
 	int (*opt)(struct acli *c, void *ctx, int opt, const char *arg);
 	void *ctx;
+	/* --format is the command's own (export's chrome|folded): opt gets it
+	 * as ACLI_OPT_FORMAT instead of text|json|csv */
+	int own_format;
 };
 #define ACLI_GO (-1)
 /* The common start of every analysis command: parses argv (--help prints

@@ -109,6 +109,10 @@ int rp_text_call(struct rp *r, struct an_thread *th, const struct an_frame *f,
 /* The r->emit of each --format. */
 void rp_text_line(struct rp *r, const struct line *l);
 void rp_json_line(struct rp *r, const struct line *l);
+/* The marks of an unmatched call (enum an_call_flags) as JSON members, each
+ * after a comma: ,"noret":true ... — the names replay's JSON and export's
+ * Chrome args share. */
+void rp_json_marks(struct ofast *o, uint32_t flags);
 void rp_csv_line(struct rp *r, const struct line *l);
 
 /* ---- inline, for text_call_ready */

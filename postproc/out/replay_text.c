@@ -399,6 +399,19 @@ void rp_text_line(struct rp *r, const struct line *l)
 
 /* ---- JSON (an array of line objects) and CSV */
 
+void rp_json_marks(struct ofast *o, uint32_t flags)
+{
+	static const struct {
+		uint32_t bit;
+		const char *json;
+	} marks[] = {{AN_CALL_NORET, ",\"noret\":true"},         {AN_CALL_UNWOUND, ",\"unwound\":true"},
+		     {AN_CALL_EXCEPTION, ",\"exception\":true"}, {AN_CALL_SUSPENDED, ",\"suspended\":true"},
+		     {AN_CALL_TAIL, ",\"tail\":true"},           {AN_CALL_RESUMED, ",\"resumed\":true"}};
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (flags & marks[i].bit)
+			of_str(o, marks[i].json);
+}
+
 void rp_json_line(struct rp *r, const struct line *l)
 {
 	struct ofast *o = r->o;
@@ -456,16 +469,7 @@ void rp_json_line(struct rp *r, const struct line *l)
 		else
 			of_u64(o, l->ret);
 	}
-	if (l->flags & AN_CALL_NORET)
-		of_str(o, ",\"noret\":true");
-	if (l->flags & AN_CALL_UNWOUND)
-		of_str(o, ",\"unwound\":true");
-	if (l->flags & AN_CALL_EXCEPTION)
-		of_str(o, ",\"exception\":true");
-	if (l->flags & AN_CALL_SUSPENDED)
-		of_str(o, ",\"suspended\":true");
-	if (l->flags & AN_CALL_TAIL)
-		of_str(o, ",\"tail\":true");
+	rp_json_marks(o, l->flags);
 	if (l->ev) {
 		const struct tpp_type *t = l->ev->t;
 		of_str(o, ",\"event\":");

@@ -1,0 +1,590 @@
+/* tracepp export: a recording in the formats other viewers read.
+ *
+ * --format=chrome writes Chrome trace-event JSON (Perfetto UI,
+ * chrome://tracing, speedscope): per thread its calls as complete ("X")
+ * events from the one pairing (an_pair.c), so they nest as replay shows
+ * them; per CPU what ran there, the scheduler analysis's own on-CPU
+ * intervals (an_sched's on_run: the numbers of `tracepp sched` and the
+ * Gantt chart); kernel events as instants on their thread, or on their CPU
+ * when no task ran; task names as metadata; lost-event ranges as marked
+ * slices of their stream.
+ *
+ * Streamed: a call is written when it closes, a CPU slice when the task
+ * leaves the CPU. What is held is the analyses' per-thread and per-task
+ * state (open call stacks), never the events or the tree.
+ *
+ * Times are microseconds (the format's unit) since the file's first event,
+ * written with their nanoseconds as three decimals; otherData.clock_base_ns
+ * is that event's time on the recording's clock. Numbers a double cannot
+ * hold exactly (2^53 and above: addresses) are written as "0x..." strings. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "an_cli.h"
+#include "commands.h"
+#include "out_fast.h"
+#include "replay.h"
+
+static const char usage_text[] =
+	"usage: tracepp export --format=chrome [OPTIONS] FILE\n"
+	"The recording in another tool's format.\n"
+	"  --format=chrome      Chrome trace-event JSON, for Perfetto UI, chrome://tracing and\n"
+	"                       speedscope: calls per thread, what ran per CPU, kernel events,\n"
+	"                       task names, lost-event ranges\n"
+	"  -o, --output=FILE    write FILE (replaced whole when done) instead of stdout\n"
+	"  --tid=TID[,TID]      only these threads     --comm=NAME   only this task name\n"
+	"  --func=F             only what runs under F (F's subtree)\n"
+	"  --time-range=FROM,TO only this window (absolute ns, or 1.5s,2s from the start)\n";
+
+/* Tracks that are no task's: one pseudo-process above any pid the kernel
+ * gives (PID_MAX_LIMIT is 2^22), a thread of it per CPU and per lost
+ * stream, so they never meet a real tid. */
+#define X_PID (4194304 + 1)
+#define X_CPU_TID(cpu) (X_PID + 1 + (int64_t)(cpu))
+#define X_LOST_TID(stream) (X_PID + 1 + 65536 + (int64_t)((stream) < 1000 ? (stream) : 1000))
+/* keys of the named set: a tid, a pid, a CPU track */
+#define K_TID(t) ((uint64_t)(uint32_t)(t))
+#define K_PID(p) ((uint64_t)1 << 32 | (uint32_t)(p))
+#define K_TRACK(t) ((uint64_t)2 << 32 | (uint64_t)(t))
+
+enum xfmt { X_CHROME = 1 };
+
+struct ex {
+	struct acli *c;
+	const struct an_types *ty;
+	struct an_syms *syms;
+	struct an_pair *pair;
+	struct an_sched sch;
+	struct ofast *o;
+	enum xfmt fmt;
+	const char *out_path;
+	const char *func;
+	uint32_t func_id;
+	uint64_t t0, nev;
+	struct hmap named; /* K_*: its name metadata is out */
+	int func_seen;
+	int32_t w_tid;     /* wanted()'s last question and answer */
+	int w_val;
+	int err;
+};
+
+/* ---------------------------------------------------------------- values */
+
+/* A number as JSON: exact as a double below 2^53, else a hex string. */
+static void num(struct ofast *o, uint64_t v)
+{
+	if (v < (1ull << 53)) {
+		of_u64(o, v);
+		return;
+	}
+	of_ch(o, '"');
+	of_hex(o, v);
+	of_ch(o, '"');
+}
+
+static void snum(struct ofast *o, int64_t v)
+{
+	if (v > -(1ll << 53) && v < (1ll << 53))
+		of_i64(o, v);
+	else
+		num(o, (uint64_t)v);
+}
+
+/* Microseconds since t0 with their nanoseconds: 1234.567 */
+static void us(struct ofast *o, uint64_t ns, uint64_t t0)
+{
+	if (ns < t0) {
+		of_ch(o, '-');
+		ns = t0 - ns;
+	} else {
+		ns -= t0;
+	}
+	of_u64(o, ns / 1000);
+	of_ch(o, '.');
+	of_u64w(o, ns % 1000, 3);
+}
+
+static void jstr(struct ofast *o, const char *s)
+{
+	of_json_str(o, s, strlen(s));
+}
+
+/* ---------------------------------------------------------------- events */
+
+/* {"ph":PH,"pid":P,"tid":T,"ts":TS  — the caller adds the rest and '}' */
+static void ev_open(struct ex *x, const char *ph, int64_t pid, int64_t tid, uint64_t ts)
+{
+	struct ofast *o = x->o;
+	of_str(o, x->nev++ ? ",\n{\"ph\":\"" : "\n{\"ph\":\"");
+	of_str(o, ph);
+	of_str(o, "\",\"pid\":");
+	of_i64(o, pid);
+	of_str(o, ",\"tid\":");
+	of_i64(o, tid);
+	if (ph[0] != 'M') {
+		of_str(o, ",\"ts\":");
+		us(o, ts, x->t0);
+	}
+}
+
+static void meta(struct ex *x, const char *what, int64_t pid, int64_t tid, const char *name, size_t len)
+{
+	ev_open(x, "M", pid, tid, 0);
+	of_str(x->o, ",\"name\":\"");
+	of_str(x->o, what);
+	of_str(x->o, "\",\"args\":{\"name\":");
+	of_json_str(x->o, name, len);
+	of_str(x->o, "}}");
+}
+
+/* The process and thread names of a task's track, once each. */
+static int name_task(struct ex *x, int32_t pid, int32_t tid)
+{
+	if (hmap_get(&x->named, K_TID(tid)))
+		return 0;
+	const char *comm = tpp_names_comm(x->c->names, tid);
+	char buf[24];
+	if (!comm) {
+		snprintf(buf, sizeof(buf), "%d", (int)tid);
+		comm = buf;
+	}
+	if (!hmap_get(&x->named, K_PID(pid))) {
+		const char *pc = tpp_names_comm(x->c->names, pid);
+		pc = pc ? pc : comm;
+		meta(x, "process_name", pid, pid, pc, strnlen(pc, 32));
+		if (hmap_put(&x->named, K_PID(pid), 1))
+			return -ENOMEM;
+	}
+	meta(x, "thread_name", pid, tid, comm, strnlen(comm, 32));
+	return hmap_put(&x->named, K_TID(tid), 1);
+}
+
+/* The name of a track of the pseudo-process (CPUs, lost streams), once. */
+static int name_track(struct ex *x, int64_t tid, const char *fmt, long n)
+{
+	if (hmap_get(&x->named, K_TRACK(tid)))
+		return 0;
+	if (!hmap_get(&x->named, K_PID(X_PID))) {
+		meta(x, "process_name", X_PID, X_PID, "CPUs", 4);
+		if (hmap_put(&x->named, K_PID(X_PID), 1))
+			return -ENOMEM;
+	}
+	char name[48];
+	int len = snprintf(name, sizeof(name), fmt, n);
+	meta(x, "thread_name", X_PID, tid, name, (size_t)len);
+	/* CPUs in their order, lost streams below them */
+	ev_open(x, "M", X_PID, tid, 0);
+	of_str(x->o, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":");
+	of_i64(x->o, tid - X_PID);
+	of_str(x->o, "}}");
+	return hmap_put(&x->named, K_TRACK(tid), 1);
+}
+
+static int32_t pid_of(const struct ex *x, int32_t tid, int32_t known)
+{
+	if (known > 0)
+		return known;
+	int32_t p = tpp_names_pid(x->c->names, tid);
+	return p > 0 ? p : tid;
+}
+
+static int wanted(struct ex *x, int32_t tid)
+{
+	if (tid != x->w_tid) {
+		x->w_tid = tid;
+		x->w_val = acli_task_wanted(x->c, tid, NULL);
+	}
+	return x->w_val;
+}
+
+/* The fields of a kernel event as args, strings through the one escaper. */
+static void fields(struct ex *x, const struct tpp_event *ev)
+{
+	struct ofast *o = x->o;
+	const struct tpp_type *t = ev->t;
+	of_str(o, ",\"args\":{");
+	for (int i = 0, n = 0; t && i < ev->nvals && i < t->nfields; i++) {
+		const char *fn = t->fields[i].name;
+		if (!fn)
+			continue;
+		if (n++)
+			of_ch(o, ',');
+		jstr(o, fn);
+		of_ch(o, ':');
+		const union tpp_val *v = &ev->v[i];
+		switch (t->fields[i].type) {
+		case TPP_F_U64:
+			num(o, v->u);
+			break;
+		case TPP_F_S64:
+			snum(o, v->i);
+			break;
+		case TPP_F_STR:
+			if (v->s.p) {
+				of_json_str(o, v->s.p, strnlen(v->s.p, v->s.len));
+				break;
+			}
+			/* fall through */
+		default:
+			of_str(o, "null");
+		}
+	}
+	of_ch(o, '}');
+}
+
+/* ----------------------------------------------------------- calls (an_pair) */
+
+static void on_entry(void *ctx, struct an_thread *th, const struct tpp_event *ev)
+{
+	(void)ev;
+	struct ex *x = ctx;
+	/* th->user: the open frames of --func F; only their subtree goes out */
+	if (x->func && th->st[th->depth - 1].func == x->func_id) {
+		th->user++;
+		x->func_seen = 1;
+	}
+}
+
+static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c,
+		     const struct tpp_event *ev)
+{
+	struct ex *x = ctx;
+	const struct an_frame *f = &th->st[th->depth - 1];
+	int in = !x->func || th->user;
+	if (x->func && f->func == x->func_id && th->user)
+		th->user--;
+	if (!in || !wanted(x, th->tid))
+		return;
+	int32_t pid = pid_of(x, th->tid, th->pid);
+	if (name_task(x, pid, th->tid)) {
+		x->err = -ENOMEM;
+		return;
+	}
+	struct ofast *o = x->o;
+	ev_open(x, "X", pid, th->tid, c->entry_ts);
+	of_str(o, ",\"dur\":");
+	us(o, c->dur, 0);
+	of_str(o, ",\"cat\":\"call\",\"name\":");
+	of_json_str(o, an_func_name(x->syms, f->func), an_func_name_len(x->syms, f->func));
+	of_str(o, ",\"args\":{\"addr\":\"");
+	of_hex(o, f->addr);
+	of_ch(o, '"');
+	if (f->nargs && !(c->flags & AN_CALL_RESUMED)) {
+		of_str(o, ",\"args\":[");
+		for (int i = 0; i < f->nargs; i++) {
+			if (i)
+				of_ch(o, ',');
+			num(o, f->args[i]);
+		}
+		of_ch(o, ']');
+	}
+	if (c->has_ret) {
+		const struct an_tinfo *ti = ev ? an_ti(x->ty, ev) : NULL;
+		of_str(o, ",\"ret\":");
+		if (ti && ev->t && ti->f[R_RET] >= 0 && ev->t->fields[(int)ti->f[R_RET]].type == TPP_F_S64)
+			snum(o, (int64_t)c->ret);
+		else
+			num(o, c->ret);
+	}
+	/* the marks replay puts on a call ([no return], [unwound], ...) */
+	rp_json_marks(o, c->flags);
+	of_str(o, "}}");
+}
+
+static void on_orphan(void *ctx, struct an_thread *th, uint32_t func, const struct tpp_event *ev)
+{
+	struct ex *x = ctx;
+	if ((x->func && !th->user) || !wanted(x, th->tid))
+		return;
+	int32_t pid = pid_of(x, th->tid, th->pid);
+	if (name_task(x, pid, th->tid)) {
+		x->err = -ENOMEM;
+		return;
+	}
+	ev_open(x, "i", pid, th->tid, ev->ts);
+	of_str(x->o, ",\"s\":\"t\",\"cat\":\"call\",\"name\":");
+	of_json_str(x->o, an_func_name(x->syms, func), an_func_name_len(x->syms, func));
+	of_str(x->o, ",\"args\":{\"orphan\":true}}");
+}
+
+static const struct an_pair_ops ex_ops = {on_entry, on_exit_, on_orphan};
+
+/* --------------------------------------------------------- CPUs (an_sched) */
+
+static int on_run(void *ctx, int32_t cpu, int32_t tid, uint64_t from, uint64_t to)
+{
+	struct ex *x = ctx;
+	if (cpu < 0 || cpu > 65535 || !wanted(x, tid))
+		return 0;
+	if (name_track(x, X_CPU_TID(cpu), "CPU %ld", cpu))
+		return -ENOMEM;
+	const char *comm = NULL;
+	uint32_t *i = hmap_get(&x->sch.by_tid, (uint32_t)tid);
+	if (i && x->sch.t[*i].comm[0])
+		comm = x->sch.t[*i].comm;
+	if (!comm)
+		comm = tpp_names_comm(x->c->names, tid);
+	struct ofast *o = x->o;
+	ev_open(x, "X", X_PID, X_CPU_TID(cpu), from);
+	of_str(o, ",\"dur\":");
+	us(o, to - from, 0);
+	of_str(o, ",\"cat\":\"sched\",\"name\":");
+	/* comm/tid, the whole name through the one escaper */
+	char name[40];
+	size_t len = comm ? strnlen(comm, 16) : 0;
+	memcpy(name, comm ? comm : "", len);
+	len += (size_t)snprintf(name + len, sizeof(name) - len, "/%d", (int)tid);
+	of_json_str(o, name, len);
+	of_str(o, ",\"args\":{\"tid\":");
+	of_i64(o, tid);
+	of_str(o, ",\"pid\":");
+	of_i64(o, pid_of(x, tid, 0));
+	of_str(o, "}}");
+	return 0;
+}
+
+/* ----------------------------------------------------------------- feed */
+
+static int kernel_event(struct ex *x, const struct tpp_event *ev)
+{
+	int64_t pid, tid;
+	if (ev->tid > 0) {
+		if (!wanted(x, ev->tid))
+			return 0;
+		if (x->func) {
+			struct an_thread *th = an_pair_thread(x->pair, ev->tid);
+			if (!th)
+				return -ENOMEM;
+			if (!th->user)
+				return 0;
+		}
+		pid = pid_of(x, ev->tid, 0);
+		tid = ev->tid;
+		if (name_task(x, (int32_t)pid, ev->tid))
+			return -ENOMEM;
+	} else if (ev->cpu >= 0 && ev->cpu <= 65535 && !x->c->f.tids && !x->c->f.comm && !x->func) {
+		/* no task: the CPU's */
+		pid = X_PID;
+		tid = X_CPU_TID(ev->cpu);
+		if (name_track(x, tid, "CPU %ld", ev->cpu))
+			return -ENOMEM;
+	} else {
+		return 0;
+	}
+	ev_open(x, "i", pid, tid, ev->ts);
+	of_str(x->o, ",\"s\":\"t\",\"cat\":\"kernel\",\"name\":");
+	jstr(x->o, ev->t && ev->t->name ? ev->t->name : "?");
+	if (ev->cpu >= 0) {
+		of_str(x->o, ",\"cpu\":");
+		of_i64(x->o, ev->cpu);
+	}
+	fields(x, ev);
+	of_ch(x->o, '}');
+	return 0;
+}
+
+static int feed(void *ctx, const struct tpp_event *ev)
+{
+	struct ex *x = ctx;
+	const struct an_tinfo *ti = an_ti(x->ty, ev);
+	int rc;
+	if (ti->kind >= AN_FENTRY && ti->kind <= AN_URET) {
+		rc = an_pair_feed_ti(x->pair, ev, ti);
+		return rc ? rc : x->err;
+	}
+	/* the sched analysis first: a switch closes the slice of the task
+	 * leaving before the instant of the switch is written */
+	if ((rc = an_sched_feed(&x->sch, x->ty, ev)) || (rc = an_pair_feed_ti(x->pair, ev, ti)))
+		return rc;
+	if ((rc = kernel_event(x, ev)))
+		return rc;
+	return x->err;
+}
+
+/* The file's lost-event records in the window, each a slice on its
+ * stream's track. */
+static int lost_ranges(struct ex *x)
+{
+	const struct tpp_meta *m = tpp_r_meta(x->c->r);
+	const struct an_filter *f = &x->c->f;
+	for (size_t i = 0; m && i < m->nlost; i++) {
+		const struct tpp_lost *l = &m->lost[i];
+		if (f->to_ts && (l->from_ts > f->to_ts || l->to_ts < f->from_ts))
+			continue;
+		int64_t tid = X_LOST_TID(l->stream);
+		if (l->stream < 1000 ? name_track(x, tid, "lost events, CPU %ld", (long)l->stream)
+				     : name_track(x, tid, "lost events, threads%.0ld", 0))
+			return -ENOMEM;
+		char name[48];
+		int len = snprintf(name, sizeof(name), "lost %" PRIu64 " events", l->count);
+		ev_open(x, "X", X_PID, tid, l->from_ts);
+		of_str(x->o, ",\"dur\":");
+		us(x->o, l->to_ts > l->from_ts ? l->to_ts - l->from_ts : 0, 0);
+		of_str(x->o, ",\"cat\":\"lost\",\"cname\":\"terrible\",\"name\":");
+		of_json_str(x->o, name, (size_t)len);
+		of_str(x->o, ",\"args\":{\"stream\":");
+		of_u64(x->o, l->stream);
+		of_str(x->o, ",\"count\":");
+		num(x->o, l->count);
+		of_str(x->o, "}}");
+	}
+	return 0;
+}
+
+static int chrome(struct ex *x, struct an_run_stats *st)
+{
+	struct acli *c = x->c;
+	struct ofast *o = x->o;
+	int rc;
+	of_str(o, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"tracepp export\",\"file\":");
+	jstr(o, c->path);
+	of_str(o, ",\"clock_base_ns\":");
+	of_u64(o, x->t0);
+	of_str(o, ",\"ts_unit\":\"us since clock_base_ns\"},\"traceEvents\":[");
+	if ((rc = lost_ranges(x)))
+		return acli_fail(c, rc, NULL);
+	if ((rc = acli_run(c, feed, x, st)))
+		return rc;
+	an_pair_finish(x->pair);
+	uint64_t end = c->f.to_ts && c->f.to_ts < st->last_ts ? c->f.to_ts : st->last_ts;
+	if ((rc = an_sched_finish(&x->sch, end)) || (rc = x->err))
+		return acli_fail(c, rc, NULL);
+	of_str(o, "\n]}\n");
+	return 0;
+}
+
+static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
+{
+	struct ex *x = ctx;
+	switch (opt) {
+	case ACLI_OPT_FORMAT:
+		if (!strcmp(arg, "chrome"))
+			x->fmt = X_CHROME;
+		else
+			return acli_usage_error(c, "--format: '%s' is not chrome", arg);
+		break;
+	case 'o':
+		x->out_path = arg;
+		break;
+	default: /* --func */
+		x->func = arg;
+	}
+	return 0;
+}
+
+/* -o FILE: a private temporary file beside it (O_EXCL, 0600), renamed over
+ * FILE once complete, so a failed export leaves no half file and nothing
+ * is written through a link someone planted. */
+static int open_out(const char *path, char **tmp)
+{
+	size_t n = strlen(path);
+	if (!(*tmp = malloc(n + 8)))
+		return -ENOMEM;
+	memcpy(*tmp, path, n);
+	memcpy(*tmp + n, ".XXXXXX", 8);
+	int fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd < 0) {
+		int e = -errno;
+		free(*tmp);
+		*tmp = NULL;
+		return e;
+	}
+	return fd;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option lo[] = {{"func", required_argument, 0, 'F'},
+					   {"output", required_argument, 0, 'o'},
+					   {0, 0, 0, 0}};
+	struct ex x;
+	memset(&x, 0, sizeof(x));
+	x.func_id = UINT32_MAX;
+	x.w_tid = -2;
+	hmap_init(&x.named);
+	const struct acli_spec spec = {.cmd = "export", .usage = usage_text, .opts = lo,
+				       .shortopts = "o:F:", .opt = own_opt, .ctx = &x, .own_format = 1};
+	struct acli c;
+	int rc = acli_start(&c, &spec, argc, argv);
+	if (rc != ACLI_GO) {
+		hmap_free(&x.named);
+		return rc;
+	}
+	char *tmp = NULL;
+	int fd = 1;
+	x.c = &c;
+	x.ty = c.ty;
+	x.t0 = c.t0;
+	an_sched_init(&x.sch);
+	x.sch.on_run = on_run;
+	x.sch.cb_ctx = &x;
+	if (!x.fmt) {
+		rc = acli_usage_error(&c, "--format=chrome is needed (the format to write)");
+		goto out;
+	}
+	if (!(x.o = malloc(sizeof(*x.o)))) {
+		rc = acli_fail(&c, -ENOMEM, NULL);
+		goto out;
+	}
+	if (x.out_path && (fd = open_out(x.out_path, &tmp)) < 0) {
+		fprintf(stderr, "tracepp export: %s: %s\n", x.out_path, strerror(-fd));
+		rc = 1;
+		goto out;
+	}
+	of_init(x.o, fd);
+	if ((rc = an_syms_open(&x.syms, c.names)) ||
+	    (rc = an_pair_open(&x.pair, x.ty, x.syms, c.names, &ex_ops, &x))) {
+		rc = acli_fail(&c, rc, NULL);
+		goto out;
+	}
+	if (x.func && (x.func_id = an_func_id_named(x.syms, x.func)) == UINT32_MAX) {
+		rc = acli_fail(&c, -ENOMEM, NULL);
+		goto out;
+	}
+	struct an_run_stats st;
+	if ((rc = chrome(&x, &st)))
+		goto out;
+	int werr = of_flush(x.o) < 0 ? -x.o->err : tmp && fsync(fd) < 0 && errno != EINVAL ? errno : 0;
+	if (werr) {
+		fprintf(stderr, "tracepp export: writing %s: %s\n", x.out_path ? x.out_path : "output",
+			strerror(werr));
+		rc = 1;
+		goto out;
+	}
+	if (tmp) {
+		if (close(fd) < 0 || rename(tmp, x.out_path) < 0) {
+			fprintf(stderr, "tracepp export: %s: %s\n", x.out_path, strerror(errno));
+			fd = -1;
+			rc = 1;
+			goto out;
+		}
+		fd = -1;
+		free(tmp);
+		tmp = NULL;
+	}
+	if (x.func && !x.func_seen)
+		fprintf(stderr, "tracepp export: warning: no call of '%s' in %s\n", x.func, c.path);
+	struct an_pair_stats ps;
+	an_pair_stats(x.pair, &ps);
+	acli_need(&c, c.ty->has[AN_SWITCH] || ps.entries || ps.returns, "function or sched_switch");
+	acli_report_pairs(&c, &ps);
+	acli_report_run(&c, &st);
+out:
+	if (tmp) {
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+		free(tmp);
+	}
+	an_sched_free(&x.sch);
+	an_pair_close(x.pair);
+	an_syms_close(x.syms);
+	hmap_free(&x.named);
+	free(x.o);
+	acli_close(&c);
+	return rc;
+}

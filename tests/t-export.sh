@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# tracepp export --format=chrome: the JSON checked against the trace-event
+# format's rules (tests/chrome_check.py: UTF-8 JSON, X durations >= 0,
+# complete events nesting per thread, every B with its E), and what it holds
+# against tracepp's other commands on the same file: calls per function and
+# per thread equal callgraph, CPU slice time per task equals sched's on-CPU
+# time, unmatched calls marked as replay marks them. Recordings of the
+# sample programs (known call trees) and a generated file.
+. "$(dirname "$0")/lib.sh"
+S=$B/samples
+CHECK="python3 $TOP/tests/chrome_check.py"
+
+tracefs_ok() { [ -d /sys/kernel/tracing/instances ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; [ -d /sys/kernel/tracing/instances ]; }
+
+# callgraph --format=json as "FUNC CALLS TOTAL_NS" lines, sorted
+cg_calls() { "$TRACEPP" callgraph --format=json "$@" 2>/dev/null | python3 -c 'import json,sys
+for r in sorted(json.load(sys.stdin), key=lambda r: r["func"]): print(r["func"], r["calls"], r["total_ns"])'; }
+# sched --format=json as "TID ONCPU_NS" lines of the tasks that ran
+sched_oncpu() { "$TRACEPP" sched --format=json "$@" 2>/dev/null | python3 -c 'import json,sys
+for r in sorted(json.load(sys.stdin), key=lambda r: r["tid"]):
+    if r["oncpu_ns"]: print(r["tid"], r["oncpu_ns"])'; }
+
+# The same checks on any file: valid, calls = callgraph, slices = sched.
+same_as_others() {
+	"$TRACEPP" export --format=chrome -o x.json "$1" 2>err || { cat err; return 1; }
+	$CHECK x.json --summary || return 1
+	$CHECK x.json --calls >calls.txt && cg_calls "$1" >cg.txt && diff cg.txt calls.txt || return 1
+	$CHECK x.json --slices >slices.txt && sched_oncpu "$1" >sched.txt && diff sched.txt slices.txt || return 1
+	[ -s calls.txt ] && [ -s slices.txt ]
+}
+
+test_expect 'a generated file (4 threads, 2 CPUs): valid JSON, calls = callgraph, CPU slices = sched' '
+	"$GEN" -o g.tpp -n 100000 --mix func,sched --cpus 2 --threads 4 >/dev/null &&
+	same_as_others g.tpp && wc -l calls.txt slices.txt
+'
+
+test_expect 'export --time-range: every event inside the window, calls = callgraph over it' '
+	"$GEN" -o g.tpp -n 100000 --mix func,sched --cpus 2 --threads 4 >/dev/null &&
+	"$TRACEPP" export --format=chrome --time-range=1ms,3ms -o x.json g.tpp 2>/dev/null &&
+	$CHECK x.json --calls >calls.txt && cg_calls --time-range=1ms,3ms g.tpp >cg.txt && diff cg.txt calls.txt &&
+	python3 -c "import json
+ev = [e for e in json.load(open(\"x.json\"))[\"traceEvents\"] if e[\"ph\"] != \"M\"]
+assert ev
+for e in ev:
+    s = round(e[\"ts\"] * 1000); t = s + round(e.get(\"dur\", 0) * 1000)
+    assert 1000000 <= s and t <= 3000000, e
+print(len(ev), \"events in the window\")"
+'
+
+test_expect 'usage errors and unwritable output: one line, exit 2 / 1, no file left' '
+	"$GEN" -o g.tpp -n 1000 --mix func >/dev/null &&
+	{ "$TRACEPP" export --format=bogus g.tpp 2>e; [ $? = 2 ]; } && [ "$(wc -l <e)" = 1 ] && cat e &&
+	{ "$TRACEPP" export g.tpp 2>e; [ $? = 2 ]; } && [ "$(wc -l <e)" = 1 ] && cat e &&
+	{ "$TRACEPP" export --format=chrome nosuch.tpp 2>e; [ $? = 1 ]; } && [ "$(wc -l <e)" = 1 ] && cat e &&
+	{ "$TRACEPP" export --format=chrome -o nodir/x.json g.tpp 2>e; [ $? = 1 ]; } && [ "$(wc -l <e)" = 1 ] && cat e &&
+	{ "$TRACEPP" export --format=chrome g.tpp >/dev/full 2>e; [ $? = 1 ]; } && grep -q "No space" e &&
+	"$TRACEPP" export --format=chrome -o x.json g.tpp 2>/dev/null && "$TRACEPP" export --format=chrome -o x.json g.tpp 2>/dev/null &&
+	[ "$(stat -c %a x.json)" = 600 ] && [ "$(ls | grep -c "^x.json")" = 1 ] && $CHECK x.json
+'
+
+if ! tracefs_ok; then
+	test_skip 'export of recordings of the sample programs' 'no tracefs on this machine'
+	test_done; exit
+fi
+
+R=$_scratch/rec
+mkdir -p "$R"
+# Without sched_stat_runtime sched counts on-CPU time switch to switch, the
+# intervals the CPU slices are; with it, the kernel's clock (another number).
+test_expect 'record s-threads-fi and s-longjmp-fi with context switches' '
+	"$TRACEREC" record -q -e sched:sched_switch,sched:sched_wakeup -o "$R/th.tpp" -- "$S/s-threads-fi" >/dev/null 2>err &&
+	"$TRACEREC" record -q -o "$R/lj.tpp" -- "$S/s-longjmp-fi" >/dev/null 2>>err || { cat err; exit 1; }
+'
+
+test_expect 's-threads: valid JSON, calls per function = callgraph, CPU slices per task = sched' '
+	same_as_others "$R/th.tpp" && cat calls.txt &&
+	grep -qx "main 1 [0-9]*" calls.txt && grep -qx "worker 4 [0-9]*" calls.txt && grep -qx "leaf 400 [0-9]*" calls.txt
+'
+
+test_expect 's-threads: calls per thread = callgraph --tid of each thread; --tid keeps one thread' '
+	"$TRACEPP" export --format=chrome -o x.json "$R/th.tpp" 2>/dev/null && $CHECK x.json --calls-by-tid >bytid.txt &&
+	cut -d" " -f1 bytid.txt | sort -u >tids && [ "$(wc -l <tids)" = 5 ] &&
+	while read -r t; do
+		cg_calls --tid=$t "$R/th.tpp" | while read -r f n tot; do echo "$t $f $n"; done
+	done <tids | sort >cg.txt && sort bytid.txt | diff cg.txt - &&
+	t=$(sed -n 2p tids) &&
+	"$TRACEPP" export --format=chrome --tid=$t -o one.json "$R/th.tpp" 2>/dev/null && $CHECK one.json &&
+	python3 -c "import json,sys
+t = int(sys.argv[1])
+for e in json.load(open(\"one.json\"))[\"traceEvents\"]:
+    if e[\"ph\"] != \"M\":
+        assert e[\"tid\"] == t or e[\"args\"].get(\"tid\") == t, e" $t
+'
+
+test_expect 's-threads: --func=worker keeps worker and what it calls' '
+	"$TRACEPP" export --format=chrome --func=worker -o x.json "$R/th.tpp" 2>/dev/null &&
+	$CHECK x.json --calls >calls.txt && cat calls.txt &&
+	[ "$(cut -d" " -f1,2 calls.txt)" = "leaf 400
+worker 4" ] &&
+	python3 -c "import json
+ev = [e for e in json.load(open(\"x.json\"))[\"traceEvents\"] if e.get(\"cat\") == \"kernel\"]
+print(len(ev), \"kernel events under worker\")"
+'
+
+test_expect 's-longjmp: the calls left by longjmp marked unwound, as replay marks them' '
+	"$TRACEPP" export --format=chrome -o x.json "$R/lj.tpp" 2>/dev/null && $CHECK x.json &&
+	n=$(grep -o "\"unwound\":true" x.json | wc -l) &&
+	r=$("$TRACEPP" replay --no-kernel "$R/lj.tpp" 2>/dev/null | grep -c "\[unwound\]") &&
+	echo "export $n replay $r" && [ "$n" = "$r" ] && [ "$n" = 9 ] &&
+	$CHECK x.json --calls >calls.txt && cg_calls "$R/lj.tpp" >cg.txt && diff cg.txt calls.txt
+'
+
+test_done
