@@ -4,8 +4,10 @@
 # complete events nesting per thread, every B with its E), and what it holds
 # against tracepp's other commands on the same file: calls per function and
 # per thread equal callgraph, CPU slice time per task equals sched's on-CPU
-# time, unmatched calls marked as replay marks them. Recordings of the
-# sample programs (known call trees) and a generated file.
+# time, unmatched calls marked as replay marks them. --format=folded: the
+# stacks of callgraph --folded, rooted per thread with --root=thread, parsed
+# as flamegraph.pl parses them, totals per thread equal callgraph --tid.
+# Recordings of the sample programs (known call trees) and a generated file.
 . "$(dirname "$0")/lib.sh"
 S=$B/samples
 CHECK="python3 $TOP/tests/chrome_check.py"
@@ -58,6 +60,35 @@ test_expect 'usage errors and unwritable output: one line, exit 2 / 1, no file l
 	[ "$(stat -c %a x.json)" = 600 ] && [ "$(ls | grep -c "^x.json")" = 1 ] && $CHECK x.json
 '
 
+# folded FILE: "PATH SELF" lines checked as flamegraph.pl's stackcollapse
+# output (frames split on ';', the count after the last space), summed per
+# the first N frames: fold_sum FILE N
+fold_sum() { python3 -c 'import sys, re, collections
+tot = collections.Counter()
+for line in open(sys.argv[1]):
+    m = re.match(r"^(.+) ([0-9]+)$", line.rstrip("\n"))
+    assert m, "not a folded line: %r" % line
+    frames = m.group(1).split(";")
+    assert all(frames), "empty frame: %r" % line
+    tot[";".join(frames[:int(sys.argv[2])])] += int(m.group(2))
+for k in sorted(tot): print(k, tot[k])' "$@"; }
+cg_self() { "$TRACEPP" callgraph --format=json "$@" 2>/dev/null | python3 -c 'import json,sys
+print(sum(r["self_ns"] for r in json.load(sys.stdin)))'; }
+
+test_expect 'export --format=folded: the stacks of callgraph --folded; --root=thread: comm-pid;tid roots, per-thread totals = callgraph --tid' '
+	"$GEN" -o g.tpp -n 100000 --mix func,sched --cpus 2 --threads 4 >/dev/null &&
+	"$TRACEPP" export --format=folded -o f.txt g.tpp 2>/dev/null && "$TRACEPP" callgraph --folded g.tpp >cf.txt 2>/dev/null &&
+	diff cf.txt f.txt && [ "$(fold_sum f.txt 0 | cut -d" " -f2)" = "$(cg_self g.tpp)" ] &&
+	"$TRACEPP" export --format=folded --root=thread -o ft.txt g.tpp 2>/dev/null &&
+	"$TRACEPP" callgraph --folded --root=thread g.tpp >cft.txt 2>/dev/null && diff cft.txt ft.txt &&
+	fold_sum ft.txt 2 >roots.txt && cat roots.txt && [ "$(wc -l <roots.txt)" = 4 ] &&
+	while read -r root ns; do
+		tid=${root#*;}; case $root in gen-app-4242\;*) ;; *) exit 1;; esac
+		[ "$(cg_self --tid=$tid g.tpp)" = "$ns" ] || { echo "tid $tid: $ns"; exit 1; }
+	done <roots.txt &&
+	sed "s/^[^;]*;[^;]*;//" ft.txt | fold_sum /dev/stdin 99 >merged.txt && fold_sum f.txt 99 | diff - merged.txt
+'
+
 if ! tracefs_ok; then
 	test_skip 'export of recordings of the sample programs' 'no tracefs on this machine'
 	test_done; exit
@@ -108,6 +139,15 @@ test_expect 's-longjmp: the calls left by longjmp marked unwound, as replay mark
 	r=$("$TRACEPP" replay --no-kernel "$R/lj.tpp" 2>/dev/null | grep -c "\[unwound\]") &&
 	echo "export $n replay $r" && [ "$n" = "$r" ] && [ "$n" = 9 ] &&
 	$CHECK x.json --calls >calls.txt && cg_calls "$R/lj.tpp" >cg.txt && diff cg.txt calls.txt
+'
+
+test_expect 's-threads: folded --root=thread: one root per thread of the process, each with its own stacks' '
+	"$TRACEPP" export --format=folded --root=thread "$R/th.tpp" >f.txt 2>/dev/null && cat f.txt &&
+	fold_sum f.txt 2 >roots.txt && [ "$(wc -l <roots.txt)" = 5 ] &&
+	[ "$(cut -d";" -f1 roots.txt | sort -u | grep -c "^s-threads-fi-[0-9]*$")" = 1 ] &&
+	while read -r root ns; do
+		[ "$(cg_self --tid=${root#*;} "$R/th.tpp")" = "$ns" ] || exit 1
+	done <roots.txt
 '
 
 test_done

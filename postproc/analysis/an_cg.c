@@ -4,6 +4,7 @@
  * in an open call of the same function (fib inside fib, even inside odd
  * inside even) adds nothing to it, as in uftrace report. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analyze.h"
@@ -14,6 +15,7 @@ struct cg_run {
 	const struct an_types *ty;
 	const struct an_filter *f;
 	const struct tpp_names *names;
+	int thread_roots;
 	int err;
 };
 
@@ -61,12 +63,44 @@ static uint32_t child(struct an_cg *cg, uint32_t parent, uint32_t func)
 	return (uint32_t)cg->nnodes++;
 }
 
+/* The two nodes a thread's stacks hang from with thread roots: "comm-pid"
+ * (the process's name) and "tid", interned as names so that paths, folded
+ * stacks and the tree print them as frames. th->user caches the tid node
+ * (0: not made yet). UINT32_MAX on -ENOMEM. */
+static uint32_t thread_root(struct cg_run *r, struct an_thread *th)
+{
+	if (th->user)
+		return th->user;
+	int32_t pid = th->pid > 0 ? th->pid : r->names ? tpp_names_pid(r->names, th->tid) : -1;
+	if (pid <= 0)
+		pid = th->tid;
+	const char *comm = r->names ? tpp_names_comm(r->names, pid) : NULL;
+	if (!comm && r->names)
+		comm = tpp_names_comm(r->names, th->tid);
+	char name[64];
+	int n = snprintf(name, sizeof(name), "%.32s-%d", comm ? comm : "?", (int)pid);
+	/* ';' separates the frames of a folded stack: not in a name */
+	for (int i = 0; i < n && i < (int)sizeof(name); i++)
+		if (name[i] == ';')
+			name[i] = '_';
+	uint32_t proc = an_func_id_named(r->cg->syms, name);
+	snprintf(name, sizeof(name), "%d", (int)th->tid);
+	uint32_t tid = an_func_id_named(r->cg->syms, name);
+	if (proc == UINT32_MAX || tid == UINT32_MAX)
+		return UINT32_MAX;
+	uint32_t pn = child(r->cg, 0, proc);
+	uint32_t tn = pn == UINT32_MAX ? UINT32_MAX : child(r->cg, pn, tid);
+	if (tn != UINT32_MAX)
+		th->user = tn;
+	return tn;
+}
+
 static void on_entry(void *ctx, struct an_thread *th, const struct tpp_event *ev)
 {
 	(void)ev;
 	struct cg_run *r = ctx;
 	struct an_frame *f = &th->st[th->depth - 1];
-	uint32_t parent = th->depth > 1 ? th->st[th->depth - 2].node : 0;
+	uint32_t parent = th->depth > 1 ? th->st[th->depth - 2].node : r->thread_roots ? thread_root(r, th) : 0;
 	f->node = parent == UINT32_MAX ? UINT32_MAX : child(r->cg, parent, f->func);
 	if (f->node == UINT32_MAX || grow_fs(r->cg, f->func))
 		r->err = -ENOMEM;
@@ -157,6 +191,12 @@ static const struct an_pair_ops cg_ops = {on_entry, on_exit_, on_orphan};
 int an_cg_build(struct an_cg *cg, struct tpp_reader *rd, const struct tpp_names *names,
 		struct an_syms *syms, const struct an_filter *f)
 {
+	return an_cg_build_roots(cg, rd, names, syms, f, 0);
+}
+
+int an_cg_build_roots(struct an_cg *cg, struct tpp_reader *rd, const struct tpp_names *names,
+		      struct an_syms *syms, const struct an_filter *f, int thread_roots)
+{
 	memset(cg, 0, sizeof(*cg));
 	cg->syms = syms;
 	cg->capnodes = 256;
@@ -168,7 +208,7 @@ int an_cg_build(struct an_cg *cg, struct tpp_reader *rd, const struct tpp_names 
 	if (!ty)
 		return -ENOMEM;
 	an_types_init(ty, rd);
-	struct cg_run r = {.cg = cg, .ty = ty, .f = f, .names = names};
+	struct cg_run r = {.cg = cg, .ty = ty, .f = f, .names = names, .thread_roots = thread_roots};
 	int rc = an_pair_open(&r.p, ty, syms, names, &cg_ops, &r);
 	if (rc == 0) {
 		rc = an_run(rd, f, 1, feed, &r, &cg->run);

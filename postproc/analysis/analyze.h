@@ -413,6 +413,11 @@ struct an_filter {
  * initialised here; release it with an_cg_free even on error. */
 int an_cg_build(struct an_cg *cg, struct tpp_reader *r, const struct tpp_names *names,
 		struct an_syms *syms, const struct an_filter *f);
+/* The same with thread_roots set: each thread's calls under two nodes of
+ * its own, "comm-pid" then "tid" (names in syms, no calls), so that threads
+ * do not merge (folded stacks comm-pid;tid;main;...). */
+int an_cg_build_roots(struct an_cg *cg, struct tpp_reader *r, const struct tpp_names *names,
+		      struct an_syms *syms, const struct an_filter *f, int thread_roots);
 void an_cg_free(struct an_cg *cg);
 
 /* -------------------------------------------------------------- sched */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "an_cli.h"
 #include "commands.h"
-#include "esc.h"
+#include "cg_print.h"
 
 static const char usage_text[] =
 	"usage: tracepp callgraph [OPTIONS] FILE\n"
@@ -15,6 +15,8 @@ static const char usage_text[] =
 	"  --callers=F      who calls F, and F's time under each caller\n"
 	"  --callees=F      what F calls (\"downstack\"), time under F\n"
 	"  --folded         folded stacks (path;to;func SELF_NS) for flame graphs\n"
+	"  --root=thread    each thread's stacks under its process and thread, so threads do\n"
+	"                   not merge: comm-pid;tid;main;... (--folded, --tree; default none)\n"
 	"  --sort=total|self|calls|name   row order (default total)\n"
 	"  --format=text|json|csv, --time-range=FROM,TO, --tid=TID, --comm=NAME\n"
 	"Calls without a return (end of trace, longjmp) count up to where they\n"
@@ -116,44 +118,6 @@ static const struct tbl_col tcols[] = {
 	{"func", "function", TBL_STR},
 };
 
-/* The names from the root to node, escaped by esc.h: a JSON array of
- * strings, or text joined by sep (folded stacks). -ENOSPC if buf is short. */
-static int path_of(const struct an_cg *cg, uint32_t node, char *buf, size_t len, char sep,
-		   int json)
-{
-	uint32_t chain[512];
-	int n = 0;
-	for (uint32_t x = node; x && n < 512; x = cg->nodes[x].parent)
-		chain[n++] = x;
-	size_t o = 0;
-	if (json)
-		buf[o++] = '[';
-	for (int i = n - 1; i >= 0; i--) {
-		const char *name = an_func_name(cg->syms, cg->nodes[chain[i]].func);
-		size_t nl = strlen(name);
-		if (len - o < ESC_MIN_ROOM + 4)
-			return -ENOSPC;
-		if (i != n - 1)
-			buf[o++] = json ? ',' : sep;
-		if (json)
-			buf[o++] = '"';
-		while (nl) {
-			if (len - o < ESC_MIN_ROOM + 3)
-				return -ENOSPC;
-			size_t used, k = (json ? esc_json : esc_text)(buf + o, len - o - 3, name, nl, &used);
-			o += k;
-			name += used;
-			nl -= used;
-		}
-		if (json)
-			buf[o++] = '"';
-	}
-	if (json)
-		buf[o++] = ']';
-	buf[o] = 0;
-	return 0;
-}
-
 static int print_tree(const struct acli *c, struct an_cg *cg)
 {
 	struct kids k;
@@ -196,7 +160,7 @@ static int print_tree(const struct acli *c, struct an_cg *cg)
 			snprintf(label, 1024, "%*s%s", (int)(2 * (d < 200 ? d : 200)), "", name);
 		else
 			snprintf(label, 1024, "%s", name);
-		if (c->fmt == TBL_JSON && path_of(cg, x, path, 1 << 16, ';', 1))
+		if (c->fmt == TBL_JSON && cg_path(cg, x, path, 1 << 16, ';', 1))
 			snprintf(path, 1 << 16, "null");
 		struct tbl_cell v[] = {{.s = path},          {.i = d},
 				       {.i = (int64_t)nd->calls}, {.i = (int64_t)nd->total_ns},
@@ -236,22 +200,6 @@ out:
 	free(k.first);
 	free(k.next);
 	return rc;
-}
-
-static int print_folded(struct an_cg *cg)
-{
-	char *path = malloc(1 << 16);
-	if (!path)
-		return -ENOMEM;
-	for (size_t i = 1; i < cg->nnodes; i++) {
-		if (!cg->nodes[i].self_ns)
-			continue;
-		if (path_of(cg, (uint32_t)i, path, 1 << 16, ';', 0))
-			continue;
-		printf("%s %llu\n", path, (unsigned long long)cg->nodes[i].self_ns);
-	}
-	free(path);
-	return ferror(stdout) ? -EIO : 0;
 }
 
 /* Callers (up) or callees (down) of function id, from the tree: each node
@@ -303,6 +251,7 @@ static int print_related(const struct acli *c, struct an_cg *cg, uint32_t fid, i
 struct cg_opts {
 	enum mode mode;
 	const char *fname;
+	int thread_roots;
 };
 
 static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
@@ -322,6 +271,10 @@ static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
 		break;
 	case 'F':
 		o->mode = M_FOLDED;
+		break;
+	case 'R':
+		if ((o->thread_roots = cg_parse_root(arg)) < 0)
+			return acli_usage_error(c, "--root: '%s' is not thread or none", arg);
 		break;
 	default: /* --sort */
 		if (!strcmp(arg, "total"))
@@ -346,8 +299,9 @@ int cmd_callgraph(int argc, char **argv)
 					   {"callees", required_argument, 0, 'D'},
 					   {"folded", no_argument, 0, 'F'},
 					   {"sort", required_argument, 0, 's'},
+					   {"root", required_argument, 0, 'R'},
 					   {0, 0, 0, 0}};
-	struct cg_opts o = {M_FUNCS, NULL};
+	struct cg_opts o = {M_FUNCS, NULL, 0};
 	const struct acli_spec spec = {.cmd = "callgraph", .usage = usage_text, .opts = lo,
 				       .opt = own_opt, .ctx = &o};
 	struct acli c;
@@ -362,7 +316,9 @@ int cmd_callgraph(int argc, char **argv)
 		rc = acli_fail(&c, rc, NULL);
 		goto out;
 	}
-	rc = an_cg_build(&cg, c.r, c.names, syms, &c.f);
+	/* roots only where paths are printed: callers of main stay "<root>" */
+	rc = an_cg_build_roots(&cg, c.r, c.names, syms, &c.f,
+			       o.thread_roots && (o.mode == M_FOLDED || o.mode == M_TREE));
 	if (rc < 0) {
 		rc = acli_fail(&c, rc, &cg.run);
 		goto out;
@@ -379,7 +335,7 @@ int cmd_callgraph(int argc, char **argv)
 		rc = print_tree(&c, &cg);
 		break;
 	case M_FOLDED:
-		rc = print_folded(&cg);
+		rc = cg_folded(stdout, &cg, UINT32_MAX);
 		break;
 	case M_CALLERS:
 	case M_CALLEES: {

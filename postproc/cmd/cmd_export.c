@@ -16,7 +16,10 @@
  * Times are microseconds (the format's unit) since the file's first event,
  * written with their nanoseconds as three decimals; otherData.clock_base_ns
  * is that event's time on the recording's clock. Numbers a double cannot
- * hold exactly (2^53 and above: addresses) are written as "0x..." strings. */
+ * hold exactly (2^53 and above: addresses) are written as "0x..." strings.
+ *
+ * --format=folded writes callgraph --folded's stacks (cg_print.h), with
+ * --root=thread each thread's under "comm-pid;tid" so threads do not merge. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -28,16 +31,21 @@
 #include "commands.h"
 #include "out_fast.h"
 #include "replay.h"
+#include "cg_print.h"
 
 static const char usage_text[] =
-	"usage: tracepp export --format=chrome [OPTIONS] FILE\n"
+	"usage: tracepp export --format=chrome|folded [OPTIONS] FILE\n"
 	"The recording in another tool's format.\n"
 	"  --format=chrome      Chrome trace-event JSON, for Perfetto UI, chrome://tracing and\n"
 	"                       speedscope: calls per thread, what ran per CPU, kernel events,\n"
 	"                       task names, lost-event ranges\n"
+	"  --format=folded      folded stacks (main;a;b SELF_NS) for flame graphs, as callgraph --folded\n"
+	"  --root=thread        folded: each thread's stacks under its process and thread,\n"
+	"                       comm-pid;tid;main;..., so threads do not merge (default none)\n"
 	"  -o, --output=FILE    write FILE (replaced whole when done) instead of stdout\n"
 	"  --tid=TID[,TID]      only these threads     --comm=NAME   only this task name\n"
-	"  --func=F             only what runs under F (F's subtree)\n"
+	"  --func=F             only what runs under F (chrome: F's subtree; folded: the\n"
+	"                       stacks through F)\n"
 	"  --time-range=FROM,TO only this window (absolute ns, or 1.5s,2s from the start)\n";
 
 /* Tracks that are no task's: one pseudo-process above any pid the kernel
@@ -51,7 +59,7 @@ static const char usage_text[] =
 #define K_PID(p) ((uint64_t)1 << 32 | (uint32_t)(p))
 #define K_TRACK(t) ((uint64_t)2 << 32 | (uint64_t)(t))
 
-enum xfmt { X_CHROME = 1 };
+enum xfmt { X_CHROME = 1, X_FOLDED };
 
 struct ex {
 	struct acli *c;
@@ -67,6 +75,8 @@ struct ex {
 	uint64_t t0, nev;
 	struct hmap named; /* K_*: its name metadata is out */
 	int func_seen;
+	int thread_roots;          /* --root=thread (folded) */
+	struct an_pair_stats ps;   /* the pairing's, for the closing note */
 	int32_t w_tid;     /* wanted()'s last question and answer */
 	int w_val;
 	int err;
@@ -454,6 +464,44 @@ static int chrome(struct ex *x, struct an_run_stats *st)
 	if ((rc = an_sched_finish(&x->sch, end)) || (rc = x->err))
 		return acli_fail(c, rc, NULL);
 	of_str(o, "\n]}\n");
+	an_pair_stats(x->pair, &x->ps);
+	return 0;
+}
+
+/* --format=folded: the call graph's folded stacks (callgraph --folded),
+ * rooted per thread with --root=thread, to fd. */
+static int folded(struct ex *x, struct an_run_stats *st, int fd)
+{
+	struct acli *c = x->c;
+	struct an_cg cg;
+	int rc = an_cg_build_roots(&cg, c->r, c->names, x->syms, &c->f, x->thread_roots);
+	*st = cg.run;
+	x->ps = cg.ps;
+	if (rc < 0) {
+		an_cg_free(&cg);
+		return acli_fail(c, rc, st);
+	}
+	/* the call graph applies --tid/--comm itself, to function events */
+	c->task_asks = 1;
+	c->task_hits = cg.ps.entries + cg.ps.returns;
+	x->func_seen = x->func && x->func_id < cg.nfs && cg.fs[x->func_id].calls;
+	int dfd = dup(fd);
+	FILE *f = dfd >= 0 ? fdopen(dfd, "w") : NULL;
+	if (!f) {
+		rc = -errno;
+		if (dfd >= 0)
+			close(dfd);
+	} else {
+		rc = cg_folded(f, &cg, x->func ? x->func_id : UINT32_MAX);
+		if (fclose(f) && !rc)
+			rc = -errno;
+	}
+	an_cg_free(&cg);
+	if (rc) {
+		fprintf(stderr, "tracepp export: writing %s: %s\n", x->out_path ? x->out_path : "output",
+			strerror(rc == -EIO ? ENOSPC : -rc));
+		return 1;
+	}
 	return 0;
 }
 
@@ -464,8 +512,14 @@ static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
 	case ACLI_OPT_FORMAT:
 		if (!strcmp(arg, "chrome"))
 			x->fmt = X_CHROME;
+		else if (!strcmp(arg, "folded"))
+			x->fmt = X_FOLDED;
 		else
-			return acli_usage_error(c, "--format: '%s' is not chrome", arg);
+			return acli_usage_error(c, "--format: '%s' is not chrome or folded", arg);
+		break;
+	case 'R':
+		if ((x->thread_roots = cg_parse_root(arg)) < 0)
+			return acli_usage_error(c, "--root: '%s' is not thread or none", arg);
 		break;
 	case 'o':
 		x->out_path = arg;
@@ -500,6 +554,7 @@ int cmd_export(int argc, char **argv)
 {
 	static const struct option lo[] = {{"func", required_argument, 0, 'F'},
 					   {"output", required_argument, 0, 'o'},
+					   {"root", required_argument, 0, 'R'},
 					   {0, 0, 0, 0}};
 	struct ex x;
 	memset(&x, 0, sizeof(x));
@@ -523,7 +578,7 @@ int cmd_export(int argc, char **argv)
 	x.sch.on_run = on_run;
 	x.sch.cb_ctx = &x;
 	if (!x.fmt) {
-		rc = acli_usage_error(&c, "--format=chrome is needed (the format to write)");
+		rc = acli_usage_error(&c, "--format=chrome or --format=folded is needed (the format to write)");
 		goto out;
 	}
 	if (!(x.o = malloc(sizeof(*x.o)))) {
@@ -537,7 +592,7 @@ int cmd_export(int argc, char **argv)
 	}
 	of_init(x.o, fd);
 	if ((rc = an_syms_open(&x.syms, c.names)) ||
-	    (rc = an_pair_open(&x.pair, x.ty, x.syms, c.names, &ex_ops, &x))) {
+	    (x.fmt == X_CHROME && (rc = an_pair_open(&x.pair, x.ty, x.syms, c.names, &ex_ops, &x)))) {
 		rc = acli_fail(&c, rc, NULL);
 		goto out;
 	}
@@ -546,7 +601,7 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	}
 	struct an_run_stats st;
-	if ((rc = chrome(&x, &st)))
+	if ((rc = x.fmt == X_CHROME ? chrome(&x, &st) : folded(&x, &st, fd)))
 		goto out;
 	int werr = of_flush(x.o) < 0 ? -x.o->err : tmp && fsync(fd) < 0 && errno != EINVAL ? errno : 0;
 	if (werr) {
@@ -568,10 +623,11 @@ int cmd_export(int argc, char **argv)
 	}
 	if (x.func && !x.func_seen)
 		fprintf(stderr, "tracepp export: warning: no call of '%s' in %s\n", x.func, c.path);
-	struct an_pair_stats ps;
-	an_pair_stats(x.pair, &ps);
-	acli_need(&c, c.ty->has[AN_SWITCH] || ps.entries || ps.returns, "function or sched_switch");
-	acli_report_pairs(&c, &ps);
+	if (x.fmt == X_CHROME)
+		acli_need(&c, c.ty->has[AN_SWITCH] || x.ps.entries || x.ps.returns, "function or sched_switch");
+	else
+		acli_need(&c, x.ps.entries || x.ps.returns || c.f.tids || c.f.comm, "function entry/exit");
+	acli_report_pairs(&c, &x.ps);
 	acli_report_run(&c, &st);
 out:
 	if (tmp) {

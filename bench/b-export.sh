@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tracepp export --format=chrome beside uftrace dump --chrome (issue 17):
+#  1. events/s on the recording of the same program (s-calls-pg, N calls:
+#     main -> loop -> leaf x N), each tool reading its own recording, runs
+#     interleaved, medians; the ratio is tracepp's speed over uftrace's;
+#  2. bytes of JSON per function event (an entry or a return), each tool;
+#  3. peak RSS of an export of a generated file of BIG events (functions and
+#     context switches), written to /dev/null: bounded memory, whatever the
+#     file's size (target <= 64 MiB at 100 M events).
+# Usage: bench/b-export.sh [BUILD_DIR]   (RUNS, N calls, BIG events)
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "${1:-${TPP_B:-$TOP/build}}" && pwd)
+RUNS=${RUNS:-5} N=${N:-1000000} BIG=${BIG:-100000000}
+W=$(mktemp -d /tmp/b-export.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+cd "$W" || exit 1
+median() { python3 -c 'import sys, statistics; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
+# seconds of a command, output to the named file
+secs() { local out=$1; shift; python3 -c 'import os, sys, time
+t = time.perf_counter()
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+pid = os.fork()
+if pid == 0:
+    os.dup2(fd, 1)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, st = os.waitpid(pid, 0)
+print("%.6f" % (time.perf_counter() - t) if st == 0 else "fail")' "$out" "$@"; }
+
+"$B/tracerec" record -q -o t.tpp -- "$B/samples/s-calls-pg" "$N" >/dev/null 2>&1 || { echo "b-export: tracerec failed"; exit 1; }
+ev=$("$B/tracepp" info --format=json t.tpp | python3 -c 'import json, sys; print(json.load(sys.stdin)["events"])')
+if command -v uftrace >/dev/null && uftrace record --no-libcall --no-event -d uf "$B/samples/s-calls-pg" "$N" >/dev/null 2>&1; then
+	have_uf=1
+else
+	have_uf=0
+	echo "b-export: uftrace missing or failed: tracepp alone"
+fi
+for r in $(seq "$RUNS"); do
+	echo "tracepp $(secs tp.json "$B/tracepp" export --format=chrome t.tpp)"
+	[ $have_uf = 1 ] && echo "uftrace $(secs uf.json uftrace dump --chrome -d uf)"
+done >rounds
+tp=$(median $(awk '$1 == "tracepp" {print $2}' rounds))
+tp_bytes=$(stat -c %s tp.json)
+echo "export chrome: $ev events (s-calls-pg $N), tracepp $tp s, $(python3 -c "print('%.0f' % ($ev / $tp))") events/s, $(python3 -c "print('%.1f' % ($tp_bytes / $ev))") bytes/event"
+if [ $have_uf = 1 ]; then
+	uf=$(median $(awk '$1 == "uftrace" {print $2}' rounds))
+	uf_bytes=$(stat -c %s uf.json)
+	# uftrace's function events: its own dump's count of entries and exits
+	uf_ev=$(uftrace dump -d uf 2>/dev/null | grep -Ec "(entry|exit) ")
+	echo "uftrace dump --chrome: $uf_ev events, $uf s, $(python3 -c "print('%.0f' % ($uf_ev / $uf))") events/s, $(python3 -c "print('%.1f' % ($uf_bytes / $uf_ev))") bytes/event"
+	echo "ratio events/s tracepp/uftrace: $(python3 -c "print('%.2f' % (($ev / $tp) / ($uf_ev / $uf)))") (target >= 10)"
+	echo "ratio bytes/event tracepp/uftrace: $(python3 -c "print('%.2f' % (($tp_bytes / $ev) / ($uf_bytes / $uf_ev)))")"
+fi
+rm -f tp.json uf.json
+
+"$B/bench/tpp-gen" -o big.tpp -n "$BIG" --mix func,sched --cpus 4 --threads 16 >/dev/null 2>&1 || { echo "b-export: tpp-gen failed"; exit 1; }
+/usr/bin/time -f "%M %e" -o rss "$B/tracepp" export --format=chrome big.tpp >/dev/null 2>&1
+read -r kb s <rss
+echo "export chrome of $BIG generated events: peak RSS $((kb / 1024)) MiB (target <= 64), $s s, $(python3 -c "print('%.0f' % ($BIG / $s))") events/s"
