@@ -47,7 +47,7 @@ if [ $have_uf = 1 ]; then
 	uf=$(median $(awk '$1 == "uftrace" {print $2}' rounds))
 	uf_bytes=$(stat -c %s uf.json)
 	# uftrace's function events: its own dump's count of entries and exits
-	uf_ev=$(uftrace dump -d uf 2>/dev/null | grep -Ec "(entry|exit) ")
+	uf_ev=$(uftrace dump -d uf 2>/dev/null | grep -Ec "\[(entry|exit ?)\]")
 	echo "uftrace dump --chrome: $uf_ev events, $uf s, $(python3 -c "print('%.0f' % ($uf_ev / $uf))") events/s, $(python3 -c "print('%.1f' % ($uf_bytes / $uf_ev))") bytes/event"
 	echo "ratio events/s tracepp/uftrace: $(python3 -c "print('%.2f' % (($ev / $tp) / ($uf_ev / $uf)))") (target >= 10)"
 	echo "ratio bytes/event tracepp/uftrace: $(python3 -c "print('%.2f' % (($tp_bytes / $ev) / ($uf_bytes / $uf_ev)))")"
