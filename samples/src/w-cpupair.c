@@ -50,13 +50,5 @@ int main(int argc, char **argv)
 		if (read(ready[0], &c, 1) != 1)
 			return 1;
 	usleep(20000); /* both are blocked in read(park) by now */
-	for (int i = 0; i < 2; i++)
-		if (w_truth(tids[i]))
-			return 1;
-	fflush(stdout);
-	if (write(park[1], "gg", 2) != 2)
-		return 1;
-	for (int i = 0; i < 2; i++)
-		pthread_join(t[i], NULL);
-	return 0;
+	return w_report_release(tids, t, park[1], 1);
 }

@@ -82,20 +82,10 @@ int main(int argc, char **argv)
 			(long long)(cpu1.tv_sec - cpu0.tv_sec) * 1000000000ll + (cpu1.tv_nsec - cpu0.tv_nsec));
 	usleep(20000); /* both are blocked in read(park) by now */
 	long v[2], n[2];
-	struct timespec ts;
 	for (int i = 0; i < 2; i++)
 		counters(tids[i], &v[i], &n[i]);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	unsigned long long t = (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+	unsigned long long t = w_mono();
 	for (int i = 0; i < 2; i++)
 		printf("task %d %ld %ld %llu\n", (int)tids[i], v[i], n[i], t);
-	for (int i = 0; getenv("W_SCHEDSTAT") && i < 2; i++)
-		if (w_truth(tids[i]))
-			return 1;
-	fflush(stdout);
-	if (write(park[1], "gg", 2) != 2)
-		return 1;
-	for (int i = 0; i < 2; i++)
-		pthread_join(th[i], NULL);
-	return 0;
+	return w_report_release(tids, th, park[1], getenv("W_SCHEDSTAT") != NULL);
 }

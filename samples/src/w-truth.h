@@ -10,9 +10,11 @@
  * the thread's every switch-out is before MONO_NS. */
 #ifndef W_TRUTH_H
 #define W_TRUTH_H
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 static unsigned long long w_mono(void)
 {
@@ -42,6 +44,22 @@ static int w_truth(pid_t tid)
 	}
 	fclose(f);
 	printf("schedstat %d %llu %llu %llu %ld %ld %llu\n", (int)tid, on, rq, sl, vol, invol, w_mono());
+	return 0;
+}
+
+/* The end the workloads share, their two threads parked (blocked in a
+ * read of the pipe park_wr writes to): the truth of each printed when report is set, then both
+ * released (a byte each on park_wr) and joined. 0, or 1 on a failure. */
+static int w_report_release(const pid_t tids[2], pthread_t th[2], int park_wr, int report)
+{
+	for (int i = 0; report && i < 2; i++)
+		if (w_truth(tids[i]))
+			return 1;
+	fflush(stdout);
+	if (write(park_wr, "gg", 2) != 2)
+		return 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
 	return 0;
 }
 #endif
