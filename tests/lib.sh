@@ -17,10 +17,13 @@ trap 'rm -rf "$_scratch"' EXIT
 test_expect() {
 	_n=$((_n + 1))
 	T=$_scratch/$_n; mkdir -p "$T"
+	local t0=$(date +%s%N) ms
 	if (cd "$T" && eval "$2") >"$T.log" 2>&1; then
-		_pass=$((_pass + 1)); echo "ok $_n - $_file: $1"
+		ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+		_pass=$((_pass + 1)); echo "ok $_n - $_file: $1 [$ms ms]"
 	else
-		_fail=$((_fail + 1)); echo "not ok $_n - $_file: $1"
+		ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+		_fail=$((_fail + 1)); echo "not ok $_n - $_file: $1 [$ms ms]"
 		sed 's/^/#   /' "$T.log" | tail -n 40
 	fi
 }

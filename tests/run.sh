@@ -12,12 +12,15 @@ only=${1:-}
 # A test program or file that dies before reporting its tally (a syntax
 # error, an unset variable, a crash) counts as one failure, never as nothing.
 run_one() {
-	local name=$1 before after
+	local name=$1 before after t0
 	shift
 	before=$(wc -l < "$results")
+	t0=$(date +%s%N)
 	(cd "$TOP" && "$@")
 	local rc=$?
 	after=$(wc -l < "$results")
+	# Per-file wall time keeps the suite's budget visible (CI limit: well under 15 min).
+	echo "# time: $(basename "$name") $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 	if [ "$after" = "$before" ]; then
 		echo "not ok - $(basename "$name") ended (exit $rc) without reporting its results"
 		echo "0 1 0" >> "$results"

@@ -32,12 +32,12 @@ same_as_others() {
 }
 
 test_expect 'a generated file (4 threads, 2 CPUs): valid JSON, calls = callgraph, CPU slices = sched' '
-	"$GEN" -o g.tpp -n 100000 --mix func,sched --cpus 2 --threads 4 >/dev/null &&
+	"$GEN" -o g.tpp -n 20000 --mix func,sched --cpus 2 --threads 4 >/dev/null &&
 	same_as_others g.tpp && wc -l calls.txt slices.txt
 '
 
 test_expect 'export --time-range: every event inside the window, calls = callgraph over it' '
-	"$GEN" -o g.tpp -n 100000 --mix func,sched --cpus 2 --threads 4 >/dev/null &&
+	"$GEN" -o g.tpp -n 20000 --mix func,sched --cpus 2 --threads 4 >/dev/null &&
 	"$TRACEPP" export --format=chrome --time-range=1ms,3ms -o x.json g.tpp 2>/dev/null &&
 	$CHECK x.json --calls >calls.txt && cg_calls --time-range=1ms,3ms g.tpp >cg.txt && diff cg.txt calls.txt &&
 	python3 -c "import json
@@ -76,7 +76,7 @@ cg_self() { "$TRACEPP" callgraph --format=json "$@" 2>/dev/null | python3 -c 'im
 print(sum(r["self_ns"] for r in json.load(sys.stdin)))'; }
 
 test_expect 'export --format=folded: the stacks of callgraph --folded; --root=thread: comm-pid;tid roots, per-thread totals = callgraph --tid' '
-	"$GEN" -o g.tpp -n 100000 --mix func,sched --cpus 2 --threads 4 >/dev/null &&
+	"$GEN" -o g.tpp -n 20000 --mix func,sched --cpus 2 --threads 4 >/dev/null &&
 	"$TRACEPP" export --format=folded -o f.txt g.tpp 2>/dev/null && "$TRACEPP" callgraph --folded g.tpp >cf.txt 2>/dev/null &&
 	diff cf.txt f.txt && [ "$(fold_sum f.txt 0 | cut -d" " -f2)" = "$(cg_self g.tpp)" ] &&
 	"$TRACEPP" export --format=folded --root=thread -o ft.txt g.tpp 2>/dev/null &&
