@@ -12,7 +12,18 @@ GEN=$B/bench/tpp-gen
 _n=0 _pass=0 _fail=0 _skip=0
 _file=$(basename "$0")
 _scratch=$(mktemp -d /tmp/tpp-test.XXXXXX)
-trap 'rm -rf "$_scratch"' EXIT
+# uftrace (an oracle here) leaves its per-thread buffers in /dev/shm when a
+# traced task dies before uftrace reads them: the sessions recorded under
+# the scratch directory are removed with it.
+_cleanup() {
+	local sid
+	for sid in $( (grep -rhos "sid=[0-9a-f]*" --include=task.txt "$_scratch"
+		find "$_scratch" -name "sid-*.map" -printf "sid=%f\n" | sed "s/\.map$//; s/sid=sid-/sid=/") | sort -u); do
+		rm -f /dev/shm/uftrace-"${sid#sid=}"-*
+	done
+	rm -rf "$_scratch"
+}
+trap _cleanup EXIT
 
 test_expect() {
 	_n=$((_n + 1))

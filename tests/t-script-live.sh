@@ -135,12 +135,15 @@ bt_ready() {
 	for b in $BTS; do echo "$b:"; cat "$b.bt.out" "$b.bt.err"; done
 	return 1
 }
-# SIGINT until each is gone (the first may come too early)
+# One SIGINT each, then wait for all: a second SIGINT while bpftrace prints
+# its maps cuts the printing short (bpftrace PR 714), which a loaded machine
+# made happen (the maps came out empty). Both sides are ready by now.
 stop_all() {
 	local k p alive
-	for k in $(seq 60); do
+	for p in "$@"; do kill -INT "$p" 2>/dev/null; done
+	for k in $(seq 240); do
 		alive=
-		for p in "$@"; do kill -0 "$p" 2>/dev/null && alive=1 && kill -INT "$p" 2>/dev/null; done
+		for p in "$@"; do kill -0 "$p" 2>/dev/null && alive=1; done
 		[ -z "$alive" ] && break
 		sleep 0.5
 	done

@@ -21,6 +21,7 @@ import collections
 import json
 import concurrent.futures
 import fnmatch
+import glob
 import os
 import re
 import shutil
@@ -213,11 +214,30 @@ def diff_counts(a, b):
     return ", ".join("%s uftrace %d tracerec %d" % (k, a[k], b[k]) for k in keys if a[k] != b[k])
 
 
+def drop_uftrace_shm(work):
+    """uftrace leaves its buffers in /dev/shm when a traced task dies before
+    they are read (s-abort, kills): remove those of the sessions recorded here."""
+    ud = os.path.join(work, "uftrace.data")
+    # task.txt is written at the end; sid-*.map at the start (a killed record)
+    sids = {f[4:-4] for f in glob.glob1(ud, "sid-*.map")}
+    try:
+        sids |= set(re.findall(r"sid=([0-9a-f]+)", open(os.path.join(ud, "task.txt"), errors="replace").read()))
+    except OSError:
+        pass
+    for sid in sids:
+        for f in glob.glob("/dev/shm/uftrace-%s-*" % sid):
+            try:
+                os.unlink(f)
+            except OSError:
+                pass
+
+
 def compare_one(build, prog, verbose, uf_tries):
     work = tempfile.mkdtemp(prefix="tpp-oracle.")
     try:
         (uc, us), (tc, ts), (plain, urc, trc), ut, tt = record_both(build, prog, work, uf_tries(prog))
     finally:
+        drop_uftrace_shm(work)
         shutil.rmtree(work, ignore_errors=True)
     res = {}
     res["counts"] = "" if uc == tc else diff_counts(uc, tc)
