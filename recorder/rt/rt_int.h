@@ -24,8 +24,10 @@ enum {
 	RT_F_HIDE = 4,     /* -N */
 	RT_F_ONLY = 8,     /* -F: counts in only_depth */
 	RT_F_HIJACKED = 16, /* mcount: *sp holds our trampoline, ret the original */
-	RT_F_TAIL = 32      /* mcount: entered by a jump from the frame below, whose
+	RT_F_TAIL = 32,     /* mcount: entered by a jump from the frame below, whose
 			     * return slot (sp) it shares: it returns for both */
+	RT_F_LOST = 64      /* its entry was dropped (no room): its end is not
+			     * written but counted lost too, as the entry was */
 };
 
 /* sp orders frames: a frame deeper in the same stack has a lower sp. mcount:
@@ -114,6 +116,8 @@ void rt_filters_init(void) RT_HIDDEN;
 
 /* Writes one record; 0 when it was dropped (pool empty, counted, or thread done). */
 int rt_emit_slow(struct rt_thread *t, uint64_t ts, uint64_t word) RT_HIDDEN;
+/* Counts one record at ts as dropped for want of room. */
+void rt_count_lost(struct rt_thread *t, uint64_t ts) RT_HIDDEN;
 /* User addresses on x86_64 stay below 2^57, clear of the kind and why bits. */
 static inline __attribute__((always_inline)) uint64_t rt_word(uint64_t addr, unsigned kind)
 {

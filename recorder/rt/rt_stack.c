@@ -55,20 +55,27 @@ void rt_set_limit(struct rt_thread *t)
 	t->limit = t->dead || !rt_plain || !t->chunk ? 0 : rt_hdr->chunk_recs;
 }
 
+/* Counted where the thread's stream will show it: in the next chunk's
+ * header, or in the descriptor at its end. */
+void rt_count_lost(struct rt_thread *t, uint64_t ts)
+{
+	struct tpp_rt_thread *d = t->slot;
+	if (t->dead || !d)
+		return;
+	if (!t->pend_lost++)
+		t->pend_from = ts;
+	d->lost_from = t->pend_from;
+	d->lost_to = ts;
+	__atomic_store_n(&d->lost, d->lost + 1, __ATOMIC_RELEASE);
+}
+
 int rt_emit_slow(struct rt_thread *t, uint64_t ts, uint64_t word)
 {
 	if (t->dead || !t->slot)
 		return 0;
 	if (!t->chunk || t->head >= rt_hdr->chunk_recs) {
 		if (!rt_sse_call(rt_next_chunk, t)) {
-			/* Counted where the thread's stream will show it: in the
-			 * next chunk's header, or in the descriptor at its end. */
-			struct tpp_rt_thread *d = t->slot;
-			if (!t->pend_lost++)
-				t->pend_from = ts;
-			d->lost_from = t->pend_from;
-			d->lost_to = ts;
-			__atomic_store_n(&d->lost, d->lost + 1, __ATOMIC_RELEASE);
+			rt_count_lost(t, ts);
 			return 0;
 		}
 	}
@@ -84,15 +91,25 @@ int rt_emit_slow(struct rt_thread *t, uint64_t ts, uint64_t word)
 /* With a minimum duration, entries wait until their call proves long enough;
  * a long call proves its callers long too, so their entries go out first,
  * oldest first, keeping the stream in time order. */
+static int entry_pending(uint32_t fl)
+{
+	return (fl & (RT_F_WANT | RT_F_EMITTED | RT_F_LOST)) == RT_F_WANT;
+}
+/* After an attempt to write f's entry. */
+static void entry_written(struct rt_frame *f, int ok)
+{
+	f->flags |= ok ? RT_F_EMITTED : RT_F_LOST;
+}
+
 static void emit_pending(struct rt_thread *t, int upto)
 {
 	int i = upto;
-	while (i > 0 && (t->stack[i - 1].flags & (RT_F_WANT | RT_F_EMITTED)) == RT_F_WANT)
+	while (i > 0 && (entry_pending(t->stack[i - 1].flags) || (t->stack[i - 1].flags & RT_F_LOST)))
 		i--;
 	for (; i <= upto; i++) {
 		struct rt_frame *f = &t->stack[i];
-		if ((f->flags & (RT_F_WANT | RT_F_EMITTED)) == RT_F_WANT && rt_emit(t, f->ts, f->addr, TPP_RT_ENTRY))
-			f->flags |= RT_F_EMITTED;
+		if (entry_pending(f->flags))
+			entry_written(f, rt_emit(t, f->ts, f->addr, TPP_RT_ENTRY));
 	}
 }
 
@@ -125,11 +142,12 @@ void rt_pop_emit(struct rt_thread *t, uint64_t ts, int kind, unsigned why)
 		grave_add(t, f->sp, f->ret);
 	if (t->nested)
 		return; /* inside a hook interrupted by a signal: bookkeeping only */
-	if (kind == TPP_RT_EXIT && (f->flags & (RT_F_WANT | RT_F_EMITTED)) == RT_F_WANT &&
-	    ts - f->ts >= rt_hdr->min_ticks)
+	if (kind == TPP_RT_EXIT && entry_pending(f->flags) && ts - f->ts >= rt_hdr->min_ticks)
 		emit_pending(t, t->depth);
 	if (f->flags & RT_F_EMITTED)
 		rt_emit(t, ts, f->addr | (uint64_t)why << TPP_RT_WHY_SHIFT, (unsigned)kind);
+	else if (f->flags & RT_F_LOST)
+		rt_count_lost(t, ts);
 }
 
 void rt_unwind_below(struct rt_thread *t, uintptr_t sp, uint64_t ts, unsigned why)
@@ -145,7 +163,7 @@ void rt_announce_inherited(struct rt_thread *t)
 		struct rt_frame *f = &t->stack[i];
 		if ((f->flags & RT_F_EMITTED) &&
 		    !rt_emit(t, t->fork_ts, f->addr | (uint64_t)TPP_RT_WHY_INHERIT << TPP_RT_WHY_SHIFT, TPP_RT_ENTRY))
-			f->flags &= ~(uint32_t)RT_F_EMITTED;
+			f->flags = (f->flags & ~(uint32_t)RT_F_EMITTED) | RT_F_LOST;
 	}
 }
 
@@ -177,8 +195,8 @@ int rt_push(struct rt_thread *t, uint64_t addr, uintptr_t sp, uintptr_t ret, uin
 	if (!(fl & RT_F_HIDE) && (!h->has_only || t->only_depth > 0 || !rt_nfilt) &&
 	    (!h->max_depth || t->depth <= h->max_depth)) {
 		fl |= RT_F_WANT;
-		if (!h->min_ticks && rt_emit(t, ts, addr, TPP_RT_ENTRY))
-			fl |= RT_F_EMITTED;
+		if (!h->min_ticks)
+			fl |= rt_emit(t, ts, addr, TPP_RT_ENTRY) ? RT_F_EMITTED : RT_F_LOST;
 	}
 	f->flags = fl;
 	return 1;
