@@ -31,6 +31,8 @@ struct func_opts {
 	unsigned max_probes;       /* cap on probes one run may create */
 	uint64_t pool_per_cpu;     /* -b: the runtime's pool is this times the online
 				    * CPUs, shared by all threads; 0 = default */
+	int wait_set;              /* --blocking-timeout given: */
+	uint64_t wait_ms;          /* a thread finding the pool full waits this long for room */
 	const char *instance_dir;  /* the private tracefs instance, ".../instances/NAME" */
 	const char *tracefs_dir;   /* the tracefs mount, for uprobe_events */
 };
@@ -72,6 +74,7 @@ struct func_stats {
 	uint64_t pool_peak_bytes; /* its pages that existed at the most (the kernel's count) */
 	uint64_t lost;            /* runtime records dropped for want of room */
 	uint64_t threads;         /* threads traced */
+	uint64_t waits, waited_ns; /* the command's threads waited for room: times, ns in all */
 };
 /* s may be NULL (all zero). */
 void func_session_stats(const struct func_session *s, struct func_stats *st);

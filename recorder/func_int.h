@@ -49,6 +49,7 @@ struct func_sink {
 struct func_pool_stats {
 	uint64_t budget, shm_peak, chunk_bytes; /* bytes; shm_peak: pages of the pool that existed, at most */
 	uint64_t threads, events, lost, lost_no_slot;
+	uint64_t waits, waited_ns; /* writers' waits for room, and their time in all */
 };
 /* A pool of budget bytes (at least 1 MiB); the header's layout is filled,
  * its clock and filters are the caller's, then func_pool_publish. */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,14 @@
 /* A live thread that made no call for this long is asked whether it still
  * exists: a killed process never marks its threads done. */
 #define IDLE_CHECK_NS 250000000ull
+/* How long a thread that finds no free chunk waits for tracerec to give one
+ * back before it drops the record: long enough to ride out a drain pass on
+ * a busy machine, short enough that a stopped recorder costs the program
+ * one such wait. --blocking-timeout sets it (0: never wait). */
+#define WAIT_DEF_MS 100u
+/* Waiting writers are woken after this many chunks given back (or at the
+ * end of a drain pass): a few ms of records, not one wake-up per chunk. */
+#define WAKE_BATCH_MAX 256u
 
 struct tslot {
 	uint32_t stream;    /* 0: not declared yet */
@@ -53,6 +62,7 @@ struct func_pool {
 	uint32_t *proc_gen;
 	uint64_t shm_peak;
 	uint64_t events, lost, threads;
+	uint32_t freed, wake_batch; /* chunks given back since waiters were last told */
 	/* (pid, addr) pairs already passed to note(): the hot loop's functions */
 	struct {
 		uint64_t addr;
@@ -101,6 +111,7 @@ static int layout(struct tpp_rt_hdr *h, uint64_t budget)
 	h->chunk_recs = (uint32_t)((chunk - TPP_RT_CHUNK_HDR) / sizeof(struct tpp_rt_rec));
 	h->nchunks = (uint32_t)((budget - off) / chunk);
 	h->total_bytes = budget;
+	h->wait_ns = WAIT_DEF_MS * 1000000ull;
 	h->hdr_size = sizeof(*h);
 	h->version = TPP_RT_VERSION;
 	return 0;
@@ -147,6 +158,8 @@ int func_pool_new(struct func_pool **pp, uint64_t budget, char *err, size_t errl
 		func_fmt(err, errlen, "function-tracing pool of %" PRIu64 " bytes is too small", budget);
 		return -ENOSPC;
 	}
+	p->wake_batch = p->h->nchunks / 16;
+	p->wake_batch = p->wake_batch > WAKE_BATCH_MAX ? WAKE_BATCH_MAX : p->wake_batch ? p->wake_batch : 1;
 	p->ts = calloc(p->h->nthreads, sizeof(*p->ts));
 	p->proc_gen = calloc(p->h->nprocs, sizeof(*p->proc_gen));
 	if (!p->ts || !p->proc_gen)
@@ -171,9 +184,21 @@ void func_pool_child(const struct func_pool *p)
 		fcntl(p->fd, F_SETFD, 0);
 }
 
+/* Tells writers waiting for room that some came back. */
+static void wake_writers(struct func_pool *p)
+{
+	struct tpp_rt_hdr *h = p->h;
+	p->freed = 0;
+	__atomic_fetch_add(&h->free_seq, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&h->waiters, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &h->free_seq, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
 static void put_chunk(struct func_pool *p, uint32_t i)
 {
 	tpp_rt_push(&p->h->free_chunks, i, tpp_rt_chunk_link, p->h);
+	if (++p->freed >= p->wake_batch)
+		wake_writers(p);
 }
 
 /* Writes the thread's end and hands its descriptor and last chunk back. */
@@ -413,6 +438,8 @@ int func_pool_drain(struct func_pool *p, const struct func_sink *k, int final)
 			}
 		}
 	}
+	if (p->freed)
+		wake_writers(p);
 	struct stat fs;
 	if (fstat(p->fd, &fs) == 0 && (uint64_t)fs.st_blocks * 512 > p->shm_peak)
 		p->shm_peak = (uint64_t)fs.st_blocks * 512;
@@ -422,9 +449,12 @@ int func_pool_drain(struct func_pool *p, const struct func_sink *k, int final)
 int func_pool_finish(struct func_pool *p, const struct func_sink *k)
 {
 	int r = func_pool_drain(p, k, 1);
+	struct tpp_rt_hdr *h = p->h;
+	/* Nobody reads the pool any more: writers drop at once from now on. */
+	__atomic_store_n(&h->closing, 1, __ATOMIC_SEQ_CST);
+	wake_writers(p);
 	if (r < 0)
 		return r;
-	struct tpp_rt_hdr *h = p->h;
 	uint64_t nolost = __atomic_load_n(&h->no_slot_lost, __ATOMIC_RELAXED);
 	if (nolost) {
 		p->lost += nolost;
@@ -446,14 +476,19 @@ void func_pool_stats(const struct func_pool *p, struct func_pool_stats *s)
 	s->events = p->events;
 	s->lost = p->lost;
 	s->lost_no_slot = __atomic_load_n(&p->h->no_slot_lost, __ATOMIC_RELAXED);
+	s->waits = __atomic_load_n(&p->h->waits, __ATOMIC_RELAXED);
+	s->waited_ns = __atomic_load_n(&p->h->waited_ns, __ATOMIC_RELAXED);
 }
 
 void func_pool_free(struct func_pool *p)
 {
 	if (!p)
 		return;
-	if (p->h)
+	if (p->h) {
+		__atomic_store_n(&p->h->closing, 1, __ATOMIC_SEQ_CST);
+		wake_writers(p);
 		munmap(p->h, p->len);
+	}
 	if (p->fd >= 0)
 		close(p->fd);
 	free(p->ts);

@@ -237,6 +237,8 @@ static int create_pool(struct func_session *s, const char *exe)
 		return r;
 	struct tpp_rt_hdr *h = s->h = func_pool_hdr(s->pool);
 	h->max_depth = s->o.max_depth > 0 ? s->o.max_depth : 0;
+	if (s->o.wait_set)
+		h->wait_ns = s->o.wait_ms * 1000000ull;
 	h->clock = use_tsc() ? TPP_RT_CLOCK_TSC : TPP_RT_CLOCK_MONO;
 	s->clk.tsc = h->clock == TPP_RT_CLOCK_TSC;
 	if (s->clk.tsc) {
@@ -536,7 +538,8 @@ int func_finish(struct func_session *s, struct tpp_writer *w, uint32_t *next_str
 	if (s->use_rt) {
 		struct func_pool_stats ps;
 		func_pool_stats(s->pool, &ps);
-		char threads[32], events[32], lost[32], nl[32], clk[8], budget[32], peak[32], chunk[32];
+		char threads[32], events[32], lost[32], nl[32], clk[8], budget[32], peak[32], chunk[32], waits[32],
+			waited[32];
 		func_fmt(threads, sizeof(threads), "%" PRIu64, ps.threads);
 		func_fmt(events, sizeof(events), "%" PRIu64, ps.events);
 		func_fmt(lost, sizeof(lost), "%" PRIu64, ps.lost);
@@ -545,10 +548,12 @@ int func_finish(struct func_session *s, struct tpp_writer *w, uint32_t *next_str
 		func_fmt(budget, sizeof(budget), "%" PRIu64, ps.budget);
 		func_fmt(peak, sizeof(peak), "%" PRIu64, ps.shm_peak);
 		func_fmt(chunk, sizeof(chunk), "%" PRIu64, ps.chunk_bytes);
+		func_fmt(waits, sizeof(waits), "%" PRIu64, ps.waits);
+		func_fmt(waited, sizeof(waited), "%" PRIu64, ps.waited_ns);
 		const char *k[] = {"threads", "events", "lost", "lost_no_slot", "clock",
-				   "pool_bytes", "pool_peak_bytes", "chunk_bytes"};
-		const char *v[] = {threads, events, lost, nl, clk, budget, peak, chunk};
-		r = tpp_w_note(w, "func_runtime", 8, k, v);
+				   "pool_bytes", "pool_peak_bytes", "chunk_bytes", "waits", "waited_ns"};
+		const char *v[] = {threads, events, lost, nl, clk, budget, peak, chunk, waits, waited};
+		r = tpp_w_note(w, "func_runtime", 10, k, v);
 	}
 	return r;
 }
@@ -561,6 +566,8 @@ void func_session_stats(const struct func_session *s, struct func_stats *st)
 	st->pool_peak_bytes = ps.shm_peak;
 	st->lost = ps.lost;
 	st->threads = ps.threads;
+	st->waits = ps.waits;
+	st->waited_ns = ps.waited_ns;
 }
 
 void func_session_free(struct func_session *s)

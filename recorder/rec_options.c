@@ -23,7 +23,11 @@ const char rec_usage[] =
 	"                   kernel's), and SIZE x CPUs for the one pool every thread of a -pg /\n"
 	"                   -finstrument-functions command writes into (default 32M per CPU, at\n"
 	"                   least 1M in all): its shared memory never exceeds it, whatever the\n"
-	"                   number of threads; events that find it full are counted as lost\n"
+	"                   number of threads; a thread that finds it full waits for room (see\n"
+	"                   --blocking-timeout), then its events are counted as lost\n"
+	"  --blocking-timeout MS  how long a traced thread that finds the pool full may wait\n"
+	"                   for the recorder to give room back before it drops events\n"
+	"                   (default 100; 0: never wait, drop and count at once)\n"
 	"  --max-size SIZE  stop before the file exceeds SIZE (K, M, G suffixes)\n"
 	"  --flight SIZE|Ns flight recorder: keep only the last SIZE of buffer and/or\n"
 	"                   N seconds; written out on SIGUSR1 and at exit\n"
@@ -117,7 +121,7 @@ static int parse_pids(struct rec_opts *o, const char *s)
 	return o->npids ? 0 : -1;
 }
 
-enum { O_FILTER = 256, O_MAXSIZE, O_FLIGHT, O_MINDUR, O_NOFUNC, O_MAXPROBES, O_HELP, O_GROUP, O_COUNTFIRED };
+enum { O_FILTER = 256, O_MAXSIZE, O_FLIGHT, O_MINDUR, O_NOFUNC, O_MAXPROBES, O_HELP, O_GROUP, O_COUNTFIRED, O_BLOCKTO };
 
 /* -b: "1410" (KB, as trace-cmd's -b), "64M", "512K", "1G"; 0 on error. */
 static uint64_t parse_buffer(const char *s)
@@ -145,6 +149,7 @@ int rec_parse(struct rec_opts *o, int argc, char **argv, char *msg, size_t len)
 		{"help", no_argument, NULL, O_HELP},
 		{"group", required_argument, NULL, O_GROUP},
 		{"count-fired", no_argument, NULL, O_COUNTFIRED},
+		{"blocking-timeout", required_argument, NULL, O_BLOCKTO},
 		{NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof(*o));
@@ -208,6 +213,12 @@ int rec_parse(struct rec_opts *o, int argc, char **argv, char *msg, size_t len)
 			break;
 		case O_COUNTFIRED:
 			o->count_fired = 1;
+			break;
+		case O_BLOCKTO:
+			o->fo.wait_ms = strtoull(optarg, &end, 10);
+			if (*end || end == optarg || o->fo.wait_ms > 60000)
+				return fail(msg, len, "bad --blocking-timeout '%s' (ms, 0..60000)", optarg);
+			o->fo.wait_set = 1;
 			break;
 		case O_MAXSIZE:
 			if (!(o->max_bytes = parse_size(optarg)))

@@ -69,6 +69,7 @@ struct rec {
 	uint16_t *kc_tpp;
 	uint64_t *stored, st_w, kc_t0, kc_t1, unstored;
 	uint64_t cpu_lost[1024];
+	uint64_t own_rss_peak; /* RssAnon + RssFile at the most, sampled (rec_sample_memory) */
 };
 
 static inline uint64_t mono_ns(void)
@@ -110,5 +111,8 @@ void rec_discard_pending(struct rec *r); /* stops the readers, drops their pages
 
 /* record_finish.c */
 int rec_finish_file(struct rec *r); /* prints the summary; -1 after a writer error */
+/* Samples the recorder's own resident memory (not the pool's shared pages
+ * it has read) into own_rss_peak: cheap, for once a second and the end. */
+void rec_sample_memory(struct rec *r);
 void rec_cleanup(struct rec *r);
 #endif

@@ -18,11 +18,28 @@ static double cpu_seconds(void)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-/* The recorder's own footprint, as the kernel counts it: the highest
- * resident set (the pool's pages it has read included) and the pages the
- * function runtime's pool ever had, against its budget. */
+/* The kernel counts the pool's pages the recorder has read in its resident
+ * set (RssShmem): its own memory is the rest. */
+void rec_sample_memory(struct rec *r)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return;
+	char line[128];
+	unsigned long long kb, own = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssAnon: %llu kB", &kb) == 1 || sscanf(line, "RssFile: %llu kB", &kb) == 1)
+			own += kb;
+	fclose(f);
+	if (own * 1024 > r->own_rss_peak)
+		r->own_rss_peak = own * 1024;
+}
+
+/* The recorder's footprint, as the kernel counts it: the highest resident
+ * set (the pool's pages it has read included), its own part of it, and the
+ * pages the function runtime's pool ever had, against its budget. */
 struct footprint {
-	uint64_t rss, shm_peak, shm_budget;
+	uint64_t rss, own_rss, shm_peak, shm_budget;
 };
 
 static void footprint(struct rec *r, struct footprint *f)
@@ -31,20 +48,23 @@ static void footprint(struct rec *r, struct footprint *f)
 	getrusage(RUSAGE_SELF, &ru);
 	struct func_stats fs;
 	func_session_stats(r->fs, &fs);
+	rec_sample_memory(r);
 	f->rss = (uint64_t)ru.ru_maxrss * 1024;
+	f->own_rss = r->own_rss_peak < f->rss ? r->own_rss_peak : f->rss;
 	f->shm_peak = fs.pool_peak_bytes;
 	f->shm_budget = fs.pool_bytes;
 }
 
 static int footprint_note(struct rec *r, const struct footprint *f)
 {
-	char rss[32], peak[32], budget[32];
+	char rss[32], own[32], peak[32], budget[32];
 	snprintf(rss, sizeof(rss), "%llu", (unsigned long long)f->rss);
+	snprintf(own, sizeof(own), "%llu", (unsigned long long)f->own_rss);
 	snprintf(peak, sizeof(peak), "%llu", (unsigned long long)f->shm_peak);
 	snprintf(budget, sizeof(budget), "%llu", (unsigned long long)f->shm_budget);
-	const char *keys[] = {"peak_rss_bytes", "shm_peak_bytes", "shm_budget_bytes"};
-	const char *vals[] = {rss, peak, budget};
-	return tpp_w_note(r->w, "recorder", 3, keys, vals);
+	const char *keys[] = {"peak_rss_bytes", "shm_peak_bytes", "shm_budget_bytes", "own_rss_bytes"};
+	const char *vals[] = {rss, peak, budget, own};
+	return tpp_w_note(r->w, "recorder", 4, keys, vals);
 }
 
 static double mib(uint64_t b)
@@ -106,14 +126,18 @@ int rec_finish_file(struct rec *r)
 			 mib(fp.shm_budget));
 	struct func_stats fs;
 	func_session_stats(r->fs, &fs);
+	char waited[96] = "";
+	if (fs.waits)
+		snprintf(waited, sizeof(waited), ", the command's threads waited %.3f s for room (%llu times)",
+			 (double)fs.waited_ns / 1e9, (unsigned long long)fs.waits);
 	if (!r->o.quiet)
 		fprintf(stderr,
 			"tracerec: %llu events, %llu lost, %llu bytes written to %s, "
-			"%.1f bytes/event, recorder CPU %.3f s, peak RSS %.1f MiB%s, %s\n",
+			"%.1f bytes/event, recorder CPU %.3f s, peak RSS %.1f MiB (own %.1f MiB)%s%s, %s\n",
 			(unsigned long long)r->events, (unsigned long long)(r->lost + fs.lost),
 			(unsigned long long)bytes, r->o.out,
-			r->events ? (double)bytes / (double)r->events : 0.0, cpu_seconds(), mib(fp.rss), shm,
-			unst);
+			r->events ? (double)bytes / (double)r->events : 0.0, cpu_seconds(), mib(fp.rss), mib(fp.own_rss), shm,
+			waited, unst);
 	if (r->write_err) /* the error said it all: what was lost after it is its doing */
 		return -1;
 	if (fs.lost)

@@ -167,6 +167,7 @@ void rec_loop(struct rec *r)
 			last_drain = now;
 		}
 		if (now - last_flush > FLUSH_NS && !r->write_err && !r->capped) {
+			rec_sample_memory(r);
 			int err = tpp_w_flush(r->w);
 			if (err < 0)
 				rec_writer_failed(r, err);

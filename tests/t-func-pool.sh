@@ -89,6 +89,38 @@ r = json.load(sys.stdin)[\"recorder\"]; print(r)
 assert r[\"shm_budget_bytes\"] == $budget and 0 < r[\"shm_peak_bytes\"] <= $budget"
 '
 
+# Records stored + lost of each worker of s-many-threads-pg N CALLS: worker()
+# and CALLS leaf() calls make 2 * CALLS + 2, exactly; prints the total lost.
+kept_lost() { # FILE CALLS NWORKERS
+	per_thread "$1" >n.txt && lost_per_thread "$1" >l.txt && python3 - n.txt l.txt "$2" "$3" <<-EOF
+	import sys
+	n = {l.split()[0]: list(map(int, l.split()[1:])) for l in open(sys.argv[1])}
+	lost = {l.split()[0]: int(l.split()[1]) for l in open(sys.argv[2])}
+	workers = [t for t, v in n.items() if v[0] > 1 or lost.get(t, 0)]
+	assert len(workers) == int(sys.argv[4]), (len(n), len(workers))
+	for t in workers:
+	    got = n[t][0] + n[t][1] + lost.get(t, 0)
+	    assert got == 2 * int(sys.argv[3]) + 2 and n[t][2] == 1, (t, n[t], lost.get(t))
+	assert -1 not in map(int, lost), "losses not tied to a thread"
+	print(sum(lost.values()))
+	EOF
+}
+
+test_expect 'a pool 6x too small for 8 busy threads: they wait for room and nothing is lost, memory never above the budget; with --blocking-timeout 0 the same run loses records, each counted in its thread' '
+	# 8 x 25000 calls: 400,000 records, 6.4 MB, through a 1 MiB pool
+	"$TRACEREC" record -b $((1024 / NCPU))K --blocking-timeout 2000 -o w.tpp -- "$S/s-many-threads-pg" 8 25000 conc >/dev/null 2>err &&
+	cat err && grep -q "threads waited [0-9.]* s for room ([1-9][0-9]* times)" err &&
+	lost=$(kept_lost w.tpp 25000 8) && echo "lost while waiting: $lost" && [ "$lost" = 0 ] &&
+	"$TRACEPP" info --format=json w.tpp | python3 -c "
+import json, sys
+r = json.load(sys.stdin)[\"recorder\"]; print(r)
+assert r[\"shm_budget_bytes\"] == 1 << 20 and 0 < r[\"shm_peak_bytes\"] <= 1 << 20
+assert 0 < r[\"own_rss_bytes\"] < r[\"peak_rss_bytes\"]" &&
+	"$TRACEREC" record -b $((1024 / NCPU))K --blocking-timeout 0 -o d.tpp -- "$S/s-many-threads-pg" 8 25000 conc >/dev/null 2>err &&
+	cat err && ! grep -q "for room" err &&
+	lost=$(kept_lost d.tpp 25000 8) && echo "lost without waiting: $lost" && [ "$lost" -gt 0 ]
+'
+
 if command -v setpriv >/dev/null && [ -w /proc/sys/fs/protected_symlinks ]; then
 test_expect 'no /dev/shm name: symlinks planted by another user at the old names are neither followed nor replaced, and a SIGKILL leaves nothing behind' '
 	chmod 755 . && echo precious >victim && chmod 644 victim

@@ -4,6 +4,7 @@
  * mark threads done at exit. */
 #include <fcntl.h>
 #include <link.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -154,11 +155,59 @@ static uint64_t now_in_libc(void)
 	return rt_clock_tsc ? __builtin_ia32_rdtsc() : (uint64_t)rt_now_mono(0);
 }
 
+/* No chunk is free: the thread outruns tracerec. Sleeping until it gives
+ * chunks back (it wakes us) trades the program's speed for a whole trace
+ * within the budget. Bounded: a wait ends after wait_ns in which nothing
+ * came back (and then no thread waits again until something does: the
+ * recorder is stopped or gone), or after RT_WAIT_CAP wait_ns in all (other
+ * threads kept taking what came back). */
+#define RT_WAIT_CAP 10
+static uint32_t wait_chunk(struct tpp_rt_hdr *h)
+{
+	uint64_t budget = h->wait_ns;
+	uint32_t seq = __atomic_load_n(&h->free_seq, __ATOMIC_ACQUIRE);
+	if (!budget || __atomic_load_n(&h->closing, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&h->stall_seq, __ATOMIC_RELAXED) == seq + 1)
+		return TPP_RT_NONE;
+	uint64_t t0 = (uint64_t)rt_now_mono(0), now = t0, moved = t0;
+	uint32_t i = TPP_RT_NONE;
+	for (;;) {
+		/* announced before the last look: tracerec bumps free_seq after
+		 * giving back and then looks at waiters (both seq_cst) */
+		__atomic_fetch_add(&h->waiters, 1, __ATOMIC_SEQ_CST);
+		i = tpp_rt_pop(&h->free_chunks, h->nchunks, tpp_rt_chunk_link, h);
+		if (i == TPP_RT_NONE && !__atomic_load_n(&h->closing, __ATOMIC_RELAXED)) {
+			uint64_t left = moved + budget - now;
+			struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
+			syscall(SYS_futex, &h->free_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
+		}
+		__atomic_fetch_sub(&h->waiters, 1, __ATOMIC_RELAXED);
+		now = (uint64_t)rt_now_mono(0);
+		if (i != TPP_RT_NONE || (i = tpp_rt_pop(&h->free_chunks, h->nchunks, tpp_rt_chunk_link, h)) != TPP_RT_NONE)
+			break;
+		uint32_t s2 = __atomic_load_n(&h->free_seq, __ATOMIC_ACQUIRE);
+		if (s2 != seq)
+			moved = now, seq = s2;
+		if (__atomic_load_n(&h->closing, __ATOMIC_RELAXED) || now - t0 >= RT_WAIT_CAP * budget)
+			break;
+		if (now - moved >= budget) {
+			/* nothing came back in all that time */
+			__atomic_store_n(&h->stall_seq, seq + 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	__atomic_fetch_add(&h->waits, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&h->waited_ns, now - t0, __ATOMIC_RELAXED);
+	return i;
+}
+
 long rt_next_chunk(void *v)
 {
 	struct rt_thread *t = v;
 	struct tpp_rt_hdr *h = rt_hdr;
 	uint32_t i = tpp_rt_pop(&h->free_chunks, h->nchunks, tpp_rt_chunk_link, h);
+	if (i == TPP_RT_NONE)
+		i = wait_chunk(h);
 	if (i == TPP_RT_NONE)
 		return 0;
 	struct tpp_rt_chunk *c = tpp_rt_chunk_at(h, i);

@@ -21,9 +21,14 @@
  *    consumer (tracerec). A chunk's records are published by a release store
  *    of `used`; a full chunk names its successor by a release store of
  *    `next` after its last `used`. Nothing blocks either side.
- *  - When no chunk is free, records are dropped and counted: in the next
- *    chunk's header (count and time span, so the loss sits where it
- *    happened in the thread's stream) or, if none comes, in the descriptor.
+ *  - When no chunk is free, the writer sleeps on free_seq (a futex tracerec
+ *    bumps and wakes as it gives chunks back) for at most wait_ns; then, or
+ *    at once when wait_ns is 0, tracerec is closing or a wait already ran
+ *    out with no chunk given back since (a stopped or dead recorder), the
+ *    records are dropped and counted: in the next chunk's header (count and
+ *    time span, so the loss sits where it happened in the thread's stream)
+ *    or, if none comes, in the descriptor. The wait needs nothing from the
+ *    traced program, so it cannot deadlock it, in a signal handler either.
  *  - Records are 16 bytes: a timestamp (TSC ticks or CLOCK_MONOTONIC ns, see
  *    clock) and the function address with the record kind in the top 2 bits
  *    and a reason ("why") in the 5 bits below them (user addresses on x86_64
@@ -145,6 +150,14 @@ struct tpp_rt_hdr {
 	uint32_t pad2;
 	uint64_t no_slot_lost;    /* records of threads that found no free descriptor */
 	uint64_t no_slot_from, no_slot_to;
+	/* Waiting for room (see the invariants). tracerec sets wait_ns before
+	 * the command starts and closing when it stops reading. */
+	uint64_t wait_ns;
+	uint32_t free_seq __attribute__((aligned(64))); /* futex: bumped after chunks are given back */
+	uint32_t waiters;   /* writers asleep on free_seq */
+	uint32_t stall_seq; /* free_seq + 1 when a wait ran out on it; 0: none */
+	uint32_t closing;
+	uint64_t waits, waited_ns; /* waits for room, and their time in all */
 };
 
 static inline struct tpp_rt_thread *tpp_rt_thread_at(struct tpp_rt_hdr *h, uint32_t i)
