@@ -9,7 +9,16 @@
  *
  * An exec ends every frame of the process: the new image starts a new
  * tree in the same thread. They are closed (why END) just before it, and
- * resume if it fails. */
+ * resume if it fails.
+ *
+ * A profiled program (-pg: gmon arms ITIMER_PROF every 10 ms of CPU with a
+ * SIGPROF handler) keeps the timer across exec but not the handler: a period
+ * ending before the new image's gmon sets its handler again kills it with
+ * SIGPROF. The exec alone takes 5-10 ms of CPU here; loading and starting
+ * this library adds to it. So the signal is ignored across the exec (an
+ * ignored signal stays ignored in the new image): gmon replaces that with
+ * its handler, and an image that sets none ignores the timer it inherited
+ * instead of dying of it. Restored if the exec fails. */
 #include <alloca.h>
 #include <pthread.h>
 #include <dlfcn.h>
@@ -18,7 +27,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "rt_int.h"
@@ -65,6 +76,32 @@ static void exec_frames(unsigned kind)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->busy = 0;
 }
+
+/* Ignores SIGPROF while a profiling timer runs with a handler set (old:
+ * the handler, to put back if the exec fails); 0 when nothing was done. */
+static int prof_hold(struct sigaction *old)
+{
+	struct itimerval it;
+	if (getitimer(ITIMER_PROF, &it) || !timerisset(&it.it_value) || sigaction(SIGPROF, NULL, old) ||
+	    old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN)
+		return 0; /* no timer, or a signal the exec leaves as it is */
+	struct sigaction ign = {.sa_handler = SIG_IGN};
+	return !sigaction(SIGPROF, &ign, NULL);
+}
+
+/* The exec's call: frames closed, SIGPROF held; both undone if it fails
+ * (errno kept). */
+#define EXEC(call)                                            \
+	struct sigaction prof_;                               \
+	exec_frames(TPP_RT_UNWIND);                           \
+	int held_ = prof_hold(&prof_);                        \
+	int r = (call);                                       \
+	int err_ = errno;                                     \
+	if (held_)                                            \
+		sigaction(SIGPROF, &prof_, NULL);             \
+	exec_frames(TPP_RT_ENTRY);                            \
+	errno = err_;                                         \
+	return r
 
 static void keep(char *dst, size_t *len, const char *name)
 {
@@ -172,10 +209,7 @@ RT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	FIX_ENV(envp);
 	if (!real_execve)
 		return errno = ENOSYS, -1;
-	exec_frames(TPP_RT_UNWIND);
-	int r = real_execve(path, argv, fixed_);
-	exec_frames(TPP_RT_ENTRY);
-	return r;
+	EXEC(real_execve(path, argv, fixed_));
 }
 
 RT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
@@ -183,10 +217,7 @@ RT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	FIX_ENV(envp);
 	if (!real_execvpe)
 		return errno = ENOSYS, -1;
-	exec_frames(TPP_RT_UNWIND);
-	int r = real_execvpe(file, argv, fixed_);
-	exec_frames(TPP_RT_ENTRY);
-	return r;
+	EXEC(real_execvpe(file, argv, fixed_));
 }
 
 RT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
@@ -194,10 +225,7 @@ RT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	FIX_ENV(envp);
 	if (!real_fexecve)
 		return errno = ENOSYS, -1;
-	exec_frames(TPP_RT_UNWIND);
-	int r = real_fexecve(fd, argv, fixed_);
-	exec_frames(TPP_RT_ENTRY);
-	return r;
+	EXEC(real_fexecve(fd, argv, fixed_));
 }
 
 RT_EXPORT int execv(const char *path, char *const argv[])
