@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Bytes stay bytes: a program whose name is not UTF-8 and holds a quote, a
+# Bytes stay bytes: a program whose name is not UTF-8 (valid UTF-8, café, and
+# a byte that is not) and holds a quote, a
 # comma, a space, a control byte and a backslash, started with arguments
 # that are not UTF-8 either, is recorded; every command reads the file and
 # writes text, JSON and CSV that are valid UTF-8, that Python's json and csv
@@ -8,7 +9,7 @@
 # bytes as CBOR text and the file could not be opened at all.
 . "$(dirname "$0")/lib.sh"
 
-NAME=$'t\xff"a, b\x01\\c'
+NAME=$'caf\xc3\xa9t\xff"a, b\x01\\c'
 REC=$_scratch/rec
 mkdir -p "$REC" && cp "$B/samples/s-calls-pg" "$REC/$NAME" &&
 	(cd "$REC" && "$TRACEREC" record -q -e sched -o "$REC/t.tpp" -- "./$NAME" $'\xfe' 'x,"y"' >out 2>err) ||
@@ -20,9 +21,9 @@ cat >"$_scratch/check.py" <<'PY'
 import csv, io, json, sys
 kind, path = sys.argv[1], sys.argv[2]
 need = len(sys.argv) < 4
-raw = b't\xff"a, b\x01\\c'
+raw = b'caf\xc3\xa9t\xff"a, b\x01\\c'
 name = raw.decode("utf-8", "replace")          # what JSON and CSV must hold
-shown = 't\\xff"a, b\\x01\\c'                   # what text must show
+shown = 'caf\u00e9t\\xff"a, b\\x01\\c'                   # what text must show
 data = open(path, "rb").read()
 s = data.decode("utf-8")                        # strict: fails on one bad byte
 def strings(x):
@@ -46,7 +47,7 @@ elif kind == "csv":
     assert rows and all(len(r) == len(rows[0]) for r in rows), [r for r in rows if len(r) != len(rows[0])][:3]
     assert not need or any(name in c for r in rows for c in r), "name not in a CSV field"
 elif kind == "html":
-    assert '<td>t\ufffd&quot;a, b\\c</td>' in s, "name not in the page"
+    assert '<td>caf\u00e9t\ufffd&quot;a, b\\c</td>' in s, "name not in the page"
 print(kind, path, "ok")
 PY
 check() { python3 "$_scratch/check.py" "$@"; }
@@ -65,10 +66,10 @@ test_expect 'dump: text lines unbroken, one JSON object per line' '
 	"$TRACEPP" dump --format=json "$F" >d.json && check jsonl d.json &&
 	python3 -c "import json
 ev = [json.loads(l) for l in open(\"d.json\")]
-N = \"t\ufffd\\\"a, b\x01\\\\c\"
+N = \"caf\u00e9t\ufffd\\\"a, b\x01\\\\c\"
 # switched in after its exec, or only out (it may run on from the exec to its end)
 assert any(N in (e.get(\"next_comm\"), e.get(\"prev_comm\")) for e in ev if e[\"type\"] == \"sched_switch\")
-assert any(e.get(\"filename\", \"\").endswith(\"/t\ufffd\\\"a, b\x01\\\\c\") for e in ev)"
+assert any(e.get(\"filename\", \"\").endswith(\"/caf\u00e9t\ufffd\\\"a, b\x01\\\\c\") for e in ev)"
 '
 
 # the commands and whether their output names tasks
@@ -85,6 +86,11 @@ test_expect 'callgraph --tree and --folded: whole and valid' '
 	"$TRACEPP" callgraph --tree --format=json "$F" >t.json && check json t.json any &&
 	"$TRACEPP" callgraph --tree --format=csv "$F" >t.csv && check csv t.csv any &&
 	"$TRACEPP" callgraph --folded "$F" >f.txt && check text f.txt any && grep -q "^main " f.txt
+'
+
+test_expect 'export: Chrome JSON and folded stacks whole and valid, the name in the JSON' '
+	"$TRACEPP" export --format=chrome -o x.json "$F" 2>/dev/null && check json x.json &&
+	"$TRACEPP" export --format=folded --root=thread -o x.txt "$F" 2>/dev/null && check text x.txt
 '
 
 test_expect 'script: map keys and printf in -f json are valid JSON with the name' '
