@@ -169,6 +169,20 @@ static enum func_vclass vclass(Dwarf_Die *die, int *size)
 	}
 }
 
+/* Where an unoptimised build keeps param during the call: DW_OP_fbreg
+ * from a frame base that is the CFA. */
+static int frame_slot(int cfa_base, Dwarf_Die *param, int32_t *off)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+	if (!cfa_base || !dwarf_attr(param, DW_AT_location, &a) || dwarf_getlocation(&a, &ops, &n) != 0 || n != 1 ||
+	    ops[0].atom != DW_OP_fbreg)
+		return 0;
+	*off = (int32_t)(int64_t)ops[0].number;
+	return 1;
+}
+
 int func_dwarf_sig(struct func_dwarf *d, const char *func, struct func_sig *sig)
 {
 	memset(sig, 0, sizeof(*sig));
@@ -188,6 +202,11 @@ int func_dwarf_sig(struct func_dwarf *d, const char *func, struct func_sig *sig)
 	if (!dwarf_offdie(d->dw, d->e[lo].die, &die))
 		return -ENOENT;
 	sig->ret = vclass(&die, &sig->ret_size);
+	Dwarf_Attribute fb;
+	Dwarf_Op *fbops;
+	size_t nfb;
+	int cfa_base = dwarf_attr(&die, DW_AT_frame_base, &fb) && dwarf_getlocation(&fb, &fbops, &nfb) == 0 &&
+		       nfb == 1 && fbops[0].atom == DW_OP_call_frame_cfa;
 	/* the ABI's classes: integers and pointers take rdi, rsi, rdx, rcx,
 	 * r8, r9 in turn, floating point xmm0-7; anything else (a struct)
 	 * makes the places of later ones unknowable here */
@@ -208,6 +227,7 @@ int func_dwarf_sig(struct func_dwarf *d, const char *func, struct func_sig *sig)
 		fp->artificial = dwarf_hasattr(&p, DW_AT_artificial);
 		fp->vc = vclass(&p, &fp->size);
 		fp->reg = -1;
+		fp->in_frame = frame_slot(cfa_base, &p, &fp->fbreg);
 		if (lost || fp->vc == FV_OTHER || fp->vc == FV_VOID) {
 			lost = 1;
 		} else if (fp->vc == FV_F32 || fp->vc == FV_F64) {

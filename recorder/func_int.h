@@ -36,6 +36,7 @@ struct func_pool;
 struct tpp_rt_hdr;
 /* Where drained records go: the writer, the runtime's event types, and
  * callbacks for what the session keeps (entry addresses, maps text, pids). */
+struct func_args;
 struct func_sink {
 	struct tpp_writer *w;
 	uint32_t *next_stream;
@@ -45,6 +46,7 @@ struct func_sink {
 	void (*note)(void *arg, int32_t pid, uint64_t addr);           /* an entry address, once per (pid, addr) mostly */
 	void (*maps)(void *arg, int32_t pid, const char *text, size_t len); /* a process's maps text */
 	void (*new_pid)(void *arg, int32_t pid);                        /* a thread of pid was seen */
+	const struct func_args *args; /* -A on the executable's functions (func_args.h), or NULL */
 };
 struct func_pool_stats {
 	uint64_t budget, shm_peak, chunk_bytes; /* bytes; shm_peak: pages of the pool that existed, at most */
@@ -99,6 +101,8 @@ struct func_param {
 	int sse;        /* passed in an SSE register (float, double) */
 	int reg;        /* index among its class's registers (rdi.. or xmm0..), -1: on the stack or unknown */
 	int artificial; /* "this" */
+	int in_frame;   /* kept at fbreg from the CFA (an unoptimised build's frame slot) */
+	int32_t fbreg;
 };
 struct func_sig {
 	enum func_vclass ret; /* FV_VOID: returns nothing */

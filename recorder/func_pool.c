@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "func_args.h"
 #include "func_int.h"
 #include "rt/tpp_rt_abi.h"
 
@@ -51,6 +52,7 @@ struct tslot {
 	int32_t pid, tid;
 	int active; /* the descriptor is LIVE or DONE and ours to drain */
 	int cur_lost_done;
+	struct func_args_pending *pend; /* -A values waiting for their ENTRY or EXIT */
 };
 
 struct func_pool {
@@ -59,6 +61,7 @@ struct func_pool {
 	struct tpp_rt_hdr *h;
 	uint64_t len;
 	struct tslot *ts;
+	uint32_t nts; /* entries of ts (the header is the program's to scribble on) */
 	uint32_t *proc_gen;
 	uint64_t shm_peak;
 	uint64_t events, lost, threads;
@@ -82,7 +85,7 @@ static uint64_t mono_now(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* Header, filters, descriptors, process maps, chunks: all inside budget. */
+/* Header, filters, -A table, descriptors, process maps, chunks: all inside budget. */
 static int layout(struct tpp_rt_hdr *h, uint64_t budget)
 {
 	uint64_t chunk = CHUNK_DEF;
@@ -94,6 +97,8 @@ static int layout(struct tpp_rt_hdr *h, uint64_t budget)
 	uint64_t off = 4096;
 	h->filter_off = off;
 	off += ((uint64_t)TPP_RT_FILTER_MAX * sizeof(struct tpp_rt_filter) + 4095) & ~4095ull;
+	h->args_off = off;
+	off += ((uint64_t)TPP_RT_ARGSPEC_MAX * sizeof(struct tpp_rt_argspec) + 4095) & ~4095ull;
 	uint64_t nprocs = budget / 16 / sizeof(struct tpp_rt_proc);
 	h->nprocs = (uint32_t)(nprocs > PROCS_MAX ? PROCS_MAX : nprocs < 2 ? 2 : nprocs);
 	h->procs_off = off;
@@ -161,6 +166,7 @@ int func_pool_new(struct func_pool **pp, uint64_t budget, char *err, size_t errl
 	p->wake_batch = p->h->nchunks / 16;
 	p->wake_batch = p->wake_batch > WAKE_BATCH_MAX ? WAKE_BATCH_MAX : p->wake_batch ? p->wake_batch : 1;
 	p->ts = calloc(p->h->nthreads, sizeof(*p->ts));
+	p->nts = p->ts ? p->h->nthreads : 0;
 	p->proc_gen = calloc(p->h->nprocs, sizeof(*p->proc_gen));
 	if (!p->ts || !p->proc_gen)
 		return -ENOMEM;
@@ -221,6 +227,7 @@ static int retire(struct func_pool *p, const struct func_sink *k, uint32_t i, in
 		r = tpp_w_event(k->w, st->stream, k->t_thread_exit, func_to_mono(k->clk, end), st->tid, &v);
 	if (st->cur)
 		put_chunk(p, st->cur - 1);
+	free(st->pend);
 	*st = (struct tslot){0};
 	d->first = TPP_RT_NONE;
 	__atomic_store_n(&d->state, TPP_RT_THREAD_FREE, __ATOMIC_RELEASE);
@@ -274,6 +281,20 @@ static void note_entry(struct func_pool *p, const struct func_sink *k, int32_t p
 	k->note(k->arg, pid, a);
 }
 
+/* An ENTRY or EXIT that -A values precede: an event of the function's own
+ * type, its arguments or return value after the address. */
+static int emit_args(struct func_pool *p, const struct func_sink *k, struct tslot *st, const struct tpp_rt_rec *r)
+{
+	unsigned kind = (unsigned)(r->word >> TPP_RT_KIND_SHIFT);
+	uint64_t a = r->word & TPP_RT_ADDR_MASK;
+	uint16_t type = kind == TPP_RT_ENTRY ? k->t_entry : k->t_exit;
+	union tpp_val v[TPP_RT_ARGS + 1] = {{.u = a}};
+	func_args_event(k->args, st->pend, kind == TPP_RT_EXIT, a, &type, v);
+	if (kind == TPP_RT_ENTRY)
+		note_entry(p, k, st->pid, a);
+	return tpp_w_event(k->w, st->stream, type, func_to_mono(k->clk, r->ts), st->tid, v);
+}
+
 /* Events of records [from, to) of chunk c, in batches for the writer. */
 static int emit(struct func_pool *p, const struct func_sink *k, struct tslot *st, struct tpp_rt_chunk *c,
 		uint64_t from, uint64_t to)
@@ -282,17 +303,25 @@ static int emit(struct func_pool *p, const struct func_sink *k, struct tslot *st
 	const struct tpp_rt_rec *rec = tpp_rt_chunk_recs(c);
 	uint16_t ty[BATCH];
 	uint64_t ts[BATCH], va[BATCH];
+	uint64_t data = 0;
 	for (uint64_t i = from; i < to;) {
 		size_t n = 0;
 		const struct tpp_rt_rec *slow = NULL;
 		for (; i < to && n < BATCH; i++) {
 			struct tpp_rt_rec r = rec[i];
 			unsigned kind = (unsigned)(r.word >> TPP_RT_KIND_SHIFT);
-			if (kind > TPP_RT_UNWIND)
-				continue; /* data records of a later runtime */
+			if (kind == TPP_RT_DATA) {
+				/* -A values, for the ENTRY or EXIT that follows */
+				data++;
+				if (k->args && (st->pend || (st->pend = func_args_pending_new())))
+					func_args_data(st->pend, r.word, r.ts);
+				continue;
+			}
 			uint64_t a = r.word & TPP_RT_ADDR_MASK;
-			if (kind == TPP_RT_UNWIND || (r.word >> TPP_RT_WHY_SHIFT) & TPP_RT_WHY_MASK) {
-				/* func_unwind and func_resume carry why: two fields */
+			if (kind == TPP_RT_UNWIND || (r.word >> TPP_RT_WHY_SHIFT) & TPP_RT_WHY_MASK ||
+			    func_args_waiting(st->pend)) {
+				/* func_unwind and func_resume carry why, -A events
+				 * their values: more than one field */
 				slow = &rec[i++];
 				break;
 			}
@@ -309,15 +338,18 @@ static int emit(struct func_pool *p, const struct func_sink *k, struct tslot *st
 			unsigned kind = (unsigned)(slow->word >> TPP_RT_KIND_SHIFT);
 			unsigned why = (unsigned)(slow->word >> TPP_RT_WHY_SHIFT) & TPP_RT_WHY_MASK;
 			union tpp_val v[2] = {{.u = slow->word & TPP_RT_ADDR_MASK}, {.u = why}};
-			e = tpp_w_event(k->w, st->stream, kind == TPP_RT_ENTRY ? k->t_resume : k->t_unwind,
-					func_to_mono(k->clk, slow->ts), st->tid, v);
+			if (kind != TPP_RT_UNWIND && !why && func_args_waiting(st->pend))
+				e = emit_args(p, k, st, slow);
+			else
+				e = tpp_w_event(k->w, st->stream, kind == TPP_RT_ENTRY ? k->t_resume : k->t_unwind,
+						func_to_mono(k->clk, slow->ts), st->tid, v);
 			if (e < 0)
 				return e;
 		}
 	}
 	if (to > from) {
 		st->last_ts = rec[to - 1].ts;
-		p->events += to - from;
+		p->events += to - from - data;
 	}
 	return 0;
 }
@@ -353,6 +385,8 @@ static int drain_thread(struct func_pool *p, const struct func_sink *k, uint32_t
 					return r;
 				st->lost_seen += c->lost;
 				p->lost += c->lost;
+				/* values whose ENTRY or EXIT may be among the lost */
+				func_args_pending_clear(st->pend);
 			}
 		}
 		if (used > st->rd) {
@@ -484,6 +518,8 @@ void func_pool_free(struct func_pool *p)
 {
 	if (!p)
 		return;
+	for (uint32_t i = 0; i < p->nts; i++)
+		free(p->ts[i].pend);
 	if (p->h) {
 		__atomic_store_n(&p->h->closing, 1, __ATOMIC_SEQ_CST);
 		wake_writers(p);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "func_args.h"
 #include "func_int.h"
 #include "rt/tpp_rt_abi.h"
 
@@ -52,6 +53,7 @@ struct func_session {
 	struct func_clock clk;
 	uint64_t tsc_first, mono_first; /* the first calibration point: the rate's baseline */
 	uint64_t last_checkpoint;
+	struct func_args *args; /* -A on the executable's own functions, or NULL */
 };
 
 const char *func_error(const struct func_session *s)
@@ -255,6 +257,15 @@ static int create_pool(struct func_session *s, const char *exe)
 	}
 	if ((r = setup_filters(s, exe)) < 0)
 		return r;
+	if (s->args) {
+		/* the runtime copies them, in this executable only (as filters) */
+		struct stat st;
+		if (stat(exe, &st) < 0)
+			return -errno;
+		h->exe_dev = st.st_dev;
+		h->exe_ino = st.st_ino;
+		h->nargspec = func_args_fill(s->args, (struct tpp_rt_argspec *)((char *)h + h->args_off));
+	}
 	func_pool_publish(s->pool);
 	return 0;
 }
@@ -293,6 +304,13 @@ int func_session_new(struct func_session **sp, const struct func_opts *o, const 
 	 * /proc/PID/maps, and without maps no address gets a name. */
 	if (!inst && !o->nuprobes)
 		return 0;
+	if (inst && o->nargs) {
+		/* -A on the program's own functions: the runtime copies them;
+		 * with probes, -A of a function no probe names is theirs to refuse */
+		r = func_args_plan(&s->args, exe, inst & 1, !o->nuprobes, o->args, o->nargs, s->err, sizeof(s->err));
+		if (r < 0)
+			return r;
+	}
 	r = find_rt_lib(s);
 	if (r < 0) {
 		func_fmt(s->err, sizeof(s->err), "libtpprt.so: not found next to tracerec (set TPP_RT_LIB)");
@@ -357,6 +375,11 @@ int func_declare_types(struct func_session *s, struct tpp_writer *w, uint16_t *n
 			return r;
 		}
 		*ids[i] = (*next_type)++;
+	}
+	int r = func_args_declare(s->args, w, next_type);
+	if (r < 0) {
+		func_fmt(s->err, sizeof(s->err), "declaring -A types: %s", tpp_w_error(w));
+		return r;
 	}
 	s->types_done = 1;
 	return 0;
@@ -453,6 +476,7 @@ static void sink(struct func_session *s, struct func_sink *k, struct tpp_writer 
 		.note = note_addr,
 		.maps = add_maps,
 		.new_pid = new_pid,
+		.args = s->args,
 	};
 }
 
@@ -579,6 +603,7 @@ void func_session_free(struct func_session *s)
 		func_probes_free(s->probes);
 	}
 	func_pool_free(s->pool);
+	func_args_free(s->args);
 	free(s->env[0]);
 	free(s->env[1]);
 	free(s->pids);

@@ -127,6 +127,48 @@ for v in pg fi; do
 		[ \$r = 0 ] && [ \"\$(cat got.out)\" = done ] && [ \"\$(calls main)\" = main=9 ]"
 done
 
+# -A on a compiled-in program: the runtime copies the registers (-pg) or the
+# frame slots (-finstrument-functions -O0) DWARF names, strings included;
+# a-types prints what it passes and returns.
+args_check() { # VARIANT: the recorded values are the ones a-types.c passes
+	"$TRACEPP" dump t.tpp --format=json | python3 -c '
+import json, struct, sys
+pg = sys.argv[1].startswith("pg")
+f = lambda b: struct.unpack("<f", struct.pack("<I", b & 0xffffffff))[0]
+d = lambda b: struct.unpack("<d", struct.pack("<Q", b))[0]
+got = {}
+for l in sys.stdin:
+    e = json.loads(l)
+    if e["type"].endswith("func_entry") or e["type"].endswith("func_exit"):
+        got.setdefault(e["sym"], {}).update({k: v for k, v in e.items() if k not in ("ts", "cpu", "tid", "task", "type", "addr", "sym")})
+print(got)
+want = {"ints": dict(a=-5, b=1 << 40, u=4000000000, s=-3), "chars": dict(c=122, uc=200),
+        "strs": dict(s="hello", t="world"), "nothing": dict(b=1)}
+if pg:
+    want["ints"]["ret"] = -6; want["chars"]["ret"] = 123; want["strs"]["ret"] = "world"
+for fn, kv in want.items():
+    for k, v in kv.items():
+        assert got[fn][k] == v, (fn, k, got[fn].get(k), v)
+assert got["nothing"]["p"] > 0x1000 and "ret" not in got["nothing"] and "ret" not in got["main"]
+assert d(got["fp"]["d"]) == 1.5 and f(got["fp"]["f"]) == 2.0 and got["fp"]["i"] == 3
+assert pg == ("ret" in got["fp"]) and (not pg or d(got["fp"]["ret"]) == 6.0)' "$1"
+}
+for v in pg-O0 pg-O2 fi-O0; do
+	test_expect "a-types-$v: -A records the arguments (and -pg return values) of the program's own functions, by DWARF" "
+		'$O/a-types-$v' >want.out &&
+		'$TRACEREC' record -q -A ints:a,b,u,s -A chars:c,uc -A strs:s,t -A fp:d,f,i -A nothing:b,p -o t.tpp -- '$O/a-types-$v' >got.out &&
+		cmp want.out got.out && args_check $v &&
+		'$TRACEPP' replay t.tpp >r.txt && cat r.txt && grep -q '| *strs(s=\"hello\", t=\"world\")' r.txt &&
+		grep -q '| *ints(a=-5, b=1099511627776, u=0xee6b2800, s=-3)' r.txt"
+done
+test_expect "-A on a compiled-in program: a parameter it does not have, a function it does not have: one error line" "
+	! '$TRACEREC' record -q -A ints:zz -o t.tpp -- '$O/a-types-pg-O0' 2>err && cat err && [ \$(wc -l <err) = 1 ] &&
+	grep -q 'ints has no such parameter' err &&
+	! '$TRACEREC' record -q -A nosuch:x -o t.tpp -- '$O/a-types-pg-O0' 2>err && cat err && [ \$(wc -l <err) = 1 ] &&
+	grep -q 'has no function nosuch' err"
+test_expect "-A on an optimised -finstrument-functions build: refused with the reason, not recorded wrong" "
+	! '$TRACEREC' record -q -A ints:a -o t.tpp -- '$O/a-types-fi-O2' 2>err && cat err && grep -q 'rebuild with -O0 or with -pg' err"
+
 test_expect "callgraph: a recursive function's total is the time inside it, never more than its caller's" "
 	rec s-fib-pg-O0 && '$TRACEPP' callgraph t.tpp --format=json 2>/dev/null | python3 -c '
 import json, sys

@@ -238,11 +238,14 @@ static __attribute__((noinline)) void entry_scope(struct rp *r, struct an_thread
 						  const struct tpp_event *ev)
 {
 	struct an_frame *f = &th->st[th->depth - 1];
-	if (ev->cpu >= 0) {
-		/* only uprobes come from CPU streams */
+	if (ev->cpu >= 0 || r->named) {
+		/* uprobes (only they come from CPU streams), and -A on
+		 * compiled-in functions: arguments by name, as uprobes have them */
 		const struct an_tinfo *ti = an_ti(r->ty, ev);
-		th->cpu = ev->cpu;
-		if (ti->kind == AN_UENTRY && ut_keep(r, f, ev, ti))
+		if (ev->cpu >= 0)
+			th->cpu = ev->cpu;
+		if ((ti->kind == AN_UENTRY || (ti->kind == AN_FENTRY && ev->t && ev->t->nfields > 1)) &&
+		    ut_keep(r, f, ev, ti))
 			r->err = -ENOMEM;
 	}
 	if (r->func) {
@@ -265,7 +268,7 @@ static __attribute__((noinline)) void entry_flush(struct rp *r, struct an_thread
 static inline __attribute__((always_inline)) void entry_work(struct rp *r, struct an_thread *th,
 							     const struct tpp_event *ev)
 {
-	if (__builtin_expect(ev->cpu >= 0 || r->func, 0))
+	if (__builtin_expect(ev->cpu >= 0 || r->func || r->named, 0))
 		entry_scope(r, th, ev);
 	/* nearly always the caller's line is out already */
 	uint32_t upto = th->depth - 1;
@@ -279,7 +282,7 @@ static void on_entry(void *ctx, struct an_thread *th, const struct tpp_event *ev
 	/* A frame this thread did not enter (inherited at fork, resumed): no
 	 * entry line, only its closing line where it returns. */
 	if (__builtin_expect(f->fl & AN_FRAME_RESUMED, 0)) {
-		if (ev->cpu >= 0 || ((struct rp *)ctx)->func)
+		if (ev->cpu >= 0 || ((struct rp *)ctx)->func || ((struct rp *)ctx)->named)
 			entry_scope(ctx, th, ev);
 		f->user = 1;
 		return;
@@ -486,7 +489,7 @@ static __attribute__((noinline)) int entry_hot(struct rp *r, struct an_thread *t
 	if (an_pair_push_hot(r->hot, th, ev, ti))
 		return feed_slow(r, ev, ti);
 	uint32_t upto = th->depth - 1;
-	if (__builtin_expect(ev->cpu >= 0 || r->func ||
+	if (__builtin_expect(ev->cpu >= 0 || r->func || r->named ||
 			     (upto && !th->st[upto - 1].user && !r->min_dur), 0))
 		return entry_rest(r, th, ev);
 	return 0;
@@ -606,6 +609,11 @@ int cmd_replay(int argc, char **argv)
 	r.t0 = c.t0;
 	rp_ts_prefix(&r, 0);
 	r.plain = r.fast_text && !r.func && !r.max_depth && !r.min_dur;
+	const struct tpp_file_info *fi = tpp_r_info(c.r);
+	for (uint32_t i = 0; i < fi->ntypes; i++)
+		if (fi->types[i].id < TPP_MAX_TYPES && c.ty->t[fi->types[i].id].kind == AN_FENTRY &&
+		    fi->types[i].nfields > 1 && c.ty->t[fi->types[i].id].f[R_DEPTH] < 0)
+			r.named = 1;
 	if (r.want_srcline && (rc = an_dwarf_open(&r.dw, c.r, NULL))) {
 		rc = acli_fail(&c, rc, NULL);
 		goto out;

@@ -77,6 +77,7 @@ struct rp {
 	const struct an_thread *plain_th;
 	int fast_text;      /* text without --srcline: call lines from ftail */
 	int plain;          /* fast_text, and no --func, --depth, --min-duration */
+	int named;          /* compiled-in entries carry named arguments (-A) */
 	/* The line prefix "S.mmmuuu" of the last timestamp printed: lines come
 	 * tens of ns apart, so most share it and only the ns digits change. */
 	uint64_t t0;        /* the first event's time: lines show time since */

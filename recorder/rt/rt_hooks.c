@@ -53,7 +53,10 @@ static RT_COLD void cyg_enter_slow(struct rt_thread *t, uintptr_t fn, uintptr_t 
 		uint64_t ts = rt_now();
 		/* Frames below this one were left by a jump nobody reported. */
 		rt_unwind_below(t, sp, ts, t->lazy_why);
-		rt_push(t, fn, sp, 0, ts);
+		/* -A: the function's CFA, from the frame pointer the hook's
+		 * frame saved (rt_args reads through it without trusting it) */
+		uintptr_t cfa = rt_nargspec ? *(const uintptr_t *)(sp - 16) + 16 : 0;
+		rt_push(t, fn, sp, 0, ts, NULL, cfa);
 	}
 	SIGNAL_FENCE();
 	t->busy = 0;
@@ -126,7 +129,9 @@ RT_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	t->busy = 0;
 }
 
-static RT_COLD void mcount_entry_slow(struct rt_thread *t, uintptr_t *parent_loc, uintptr_t self)
+/* save: the trampoline's registers, r9 r8 rdi rsi rdx rcx rax from 0. */
+static RT_COLD void mcount_entry_slow(struct rt_thread *t, uintptr_t *parent_loc, uintptr_t self,
+				      const uint64_t *save)
 {
 	if (t->slot || (rt_hdr && rt_sse_call(rt_ready, t))) {
 		uintptr_t pl = (uintptr_t)parent_loc, ret = *parent_loc;
@@ -147,7 +152,8 @@ static RT_COLD void mcount_entry_slow(struct rt_thread *t, uintptr_t *parent_loc
 		} else {
 			rt_unwind_below(t, pl + 1, ts, t->lazy_why);
 		}
-		if (ret && rt_push(t, self, pl, ret, ts)) {
+		const uint64_t gpr[6] = {save[2], save[3], save[4], save[5], save[1], save[0]};
+		if (ret && rt_push(t, self, pl, ret, ts, gpr, 0)) {
 			t->stack[t->depth - 1].flags |= fl;
 			*parent_loc = (uintptr_t)rt_mcount_return;
 		}
@@ -157,7 +163,7 @@ static RT_COLD void mcount_entry_slow(struct rt_thread *t, uintptr_t *parent_loc
 }
 
 /* parent_loc: where the instrumented function's return address is. */
-RT_HIDDEN void rt_mcount_entry(uintptr_t *parent_loc, uintptr_t self)
+RT_HIDDEN void rt_mcount_entry(uintptr_t *parent_loc, uintptr_t self, const uint64_t *save)
 {
 	struct rt_thread *t = &rt_self;
 	if (__builtin_expect(t->busy, 0))
@@ -167,7 +173,7 @@ RT_HIDDEN void rt_mcount_entry(uintptr_t *parent_loc, uintptr_t self)
 	uintptr_t pl = (uintptr_t)parent_loc, ret = *parent_loc;
 	int d = t->depth;
 	if (__builtin_expect(ret == (uintptr_t)rt_mcount_return || !push_is_fast(t, d, pl, 0), 0))
-		return mcount_entry_slow(t, parent_loc, self);
+		return mcount_entry_slow(t, parent_loc, self, save);
 	push_fast(t, d, self, pl, ret, RT_F_HIJACKED);
 	*parent_loc = (uintptr_t)rt_mcount_return;
 	SIGNAL_FENCE();
@@ -211,7 +217,9 @@ static RT_COLD uintptr_t mcount_exit_slow(struct rt_thread *t, uintptr_t pl, uin
 		struct rt_frame *f = &t->stack[i];
 		uint32_t fl = f->flags;
 		ret = f->ret;
+		t->ret_rax = (const uint64_t *)pl; /* -A: the trampoline saved rax there */
 		rt_pop_emit(t, ts, TPP_RT_EXIT, 0);
+		t->ret_rax = NULL;
 		/* A tail call returns for the chain of functions that jumped to it. */
 		while ((fl & RT_F_TAIL) && t->depth) {
 			fl = t->stack[t->depth - 1].flags;
@@ -294,6 +302,7 @@ __asm__(".text\n"
 	"	pushq %r9\n"
 	"	leaq 8(%rbp), %rdi\n"
 	"	movq 56(%rsp), %rsi\n"
+	"	movq %rsp, %rdx\n"
 	"	call rt_mcount_entry\n"
 	"	popq %r9\n"
 	"	popq %r8\n"
@@ -318,6 +327,7 @@ __asm__(".text\n"
 	"	pushq %r9\n"
 	"	leaq 64(%rsp), %rdi\n"
 	"	movq 56(%rsp), %rsi\n"
+	"	movq %rsp, %rdx\n"
 	"	call rt_mcount_entry\n"
 	"	popq %r9\n"
 	"	popq %r8\n"

@@ -5,6 +5,7 @@
 #ifndef TPP_RT_INT_H
 #define TPP_RT_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "tpp_rt_abi.h"
 
@@ -75,6 +76,7 @@ struct rt_thread {
 	uint32_t ngrave;
 	uint32_t lazy_why; /* why of frames found left behind: EXCEPTION while one unwinds */
 	uint64_t pend_lost, pend_from; /* dropped records the next chunk's header will report */
+	const uint64_t *ret_rax; /* -pg: the saved rax while a return is handled, else NULL */
 } __attribute__((aligned(64)));
 
 extern struct tpp_rt_hdr *rt_hdr RT_HIDDEN;
@@ -111,7 +113,10 @@ void rt_thread_stop(struct rt_thread *t) RT_HIDDEN;
 /* Adds mappings made since the last copy (a dlopen) to this process's maps
  * in the shared memory. Not for hooks: it reads /proc. */
 void rt_maps_refresh(void) RT_HIDDEN;
-/* Activates -F/-N address filters when this process runs the filtered executable. */
+/* The entry of a table sorted by lo whose entries (stride bytes apart) begin
+ * with uint64_t lo, hi and whose [lo, hi) holds a; -1 if none. */
+long rt_range_find(const void *tab, size_t stride, uint32_t n, uint64_t a) RT_HIDDEN;
+/* Activates -F/-N address filters and -A when this process runs their executable. */
 void rt_filters_init(void) RT_HIDDEN;
 
 /* Writes one record; 0 when it was dropped (pool empty, counted, or thread done). */
@@ -146,8 +151,20 @@ static inline int rt_emit(struct rt_thread *t, uint64_t ts, uint64_t addr, unsig
 	return 1;
 }
 
-/* Common entry/exit logic (rt_stack.c). */
-int rt_push(struct rt_thread *t, uint64_t addr, uintptr_t sp, uintptr_t ret, uint64_t ts) RT_HIDDEN;
+/* -A (rt_args.c): functions whose arguments are copied. rt_args_find: the
+ * argspec of a function address, -1 if none. rt_args_entry: gpr = rdi rsi
+ * rdx rcx r8 r9 (NULL under -finstrument-functions), cfa = the function's
+ * CFA from its frame pointer (0 under -pg). Both write DATA records. */
+extern uint32_t rt_nargspec RT_HIDDEN;
+void rt_args_init(uint64_t bias) RT_HIDDEN; /* bias: the main executable's load bias */
+int rt_args_find(uint64_t addr) RT_HIDDEN;
+void rt_args_entry(struct rt_thread *t, int spec, const uint64_t *gpr, uintptr_t cfa) RT_HIDDEN;
+void rt_args_exit(struct rt_thread *t, int spec, uint64_t rax) RT_HIDDEN;
+#define RT_F_SPEC_SHIFT 24 /* frame flags: argspec + 1 in the top byte */
+
+/* Common entry/exit logic (rt_stack.c). gpr and cfa: see rt_args_entry. */
+int rt_push(struct rt_thread *t, uint64_t addr, uintptr_t sp, uintptr_t ret, uint64_t ts, const uint64_t *gpr,
+	    uintptr_t cfa) RT_HIDDEN;
 /* Pops the top frame: an EXIT record, or UNWIND with why (enum tpp_rt_why). */
 void rt_pop_emit(struct rt_thread *t, uint64_t ts, int kind, unsigned why) RT_HIDDEN;
 /* Pops, as unwound for why, every frame below stack pointer sp: what a jump

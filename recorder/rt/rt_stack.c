@@ -25,29 +25,37 @@ void rt_filters_init(void)
 	struct tpp_rt_hdr *h = rt_hdr;
 	struct stat st;
 	rt_plain = !h->max_depth && !h->min_ticks && rt_clock_tsc;
-	if (!h->nfilter || stat("/proc/self/exe", &st) || st.st_dev != h->exe_dev || st.st_ino != h->exe_ino)
+	if ((!h->nfilter && !h->nargspec) || stat("/proc/self/exe", &st) || st.st_dev != h->exe_dev ||
+	    st.st_ino != h->exe_ino)
 		return;
 	dl_iterate_phdr(main_bias, &rt_bias);
 	rt_filt = (const struct tpp_rt_filter *)((const char *)h + h->filter_off);
 	rt_nfilt = h->nfilter > TPP_RT_FILTER_MAX ? TPP_RT_FILTER_MAX : h->nfilter;
 	if (rt_nfilt)
 		rt_plain = 0;
+	rt_args_init(rt_bias);
+}
+
+long rt_range_find(const void *tab, size_t stride, uint32_t n, uint64_t a)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		const uint64_t *r = (const uint64_t *)((const char *)tab + (size_t)mid * stride);
+		if (a < r[0])
+			hi = mid;
+		else if (a >= r[1])
+			lo = mid + 1;
+		else
+			return mid;
+	}
+	return -1;
 }
 
 static uint32_t filter_flags(uint64_t addr)
 {
-	uint64_t a = addr - rt_bias;
-	uint32_t lo = 0, hi = rt_nfilt;
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (a < rt_filt[mid].lo)
-			hi = mid;
-		else if (a >= rt_filt[mid].hi)
-			lo = mid + 1;
-		else
-			return rt_filt[mid].kind == 2 ? RT_F_HIDE : RT_F_ONLY;
-	}
-	return 0;
+	long i = rt_range_find(rt_filt, sizeof(*rt_filt), rt_nfilt, addr - rt_bias);
+	return i < 0 ? 0 : rt_filt[i].kind == 2 ? RT_F_HIDE : RT_F_ONLY;
 }
 
 void rt_set_limit(struct rt_thread *t)
@@ -144,10 +152,13 @@ void rt_pop_emit(struct rt_thread *t, uint64_t ts, int kind, unsigned why)
 		return; /* inside a hook interrupted by a signal: bookkeeping only */
 	if (kind == TPP_RT_EXIT && entry_pending(f->flags) && ts - f->ts >= rt_hdr->min_ticks)
 		emit_pending(t, t->depth);
-	if (f->flags & RT_F_EMITTED)
+	if (f->flags & RT_F_EMITTED) {
+		if (kind == TPP_RT_EXIT && (f->flags >> RT_F_SPEC_SHIFT) && t->ret_rax)
+			rt_args_exit(t, (int)(f->flags >> RT_F_SPEC_SHIFT) - 1, *t->ret_rax);
 		rt_emit(t, ts, f->addr | (uint64_t)why << TPP_RT_WHY_SHIFT, (unsigned)kind);
-	else if (f->flags & RT_F_LOST)
+	} else if (f->flags & RT_F_LOST) {
 		rt_count_lost(t, ts);
+	}
 }
 
 void rt_unwind_below(struct rt_thread *t, uintptr_t sp, uint64_t ts, unsigned why)
@@ -179,7 +190,8 @@ long rt_ready(void *v)
 
 /* Frames the new one replaces are popped by the caller, which knows how
  * its hook family orders stack pointers. */
-int rt_push(struct rt_thread *t, uint64_t addr, uintptr_t sp, uintptr_t ret, uint64_t ts)
+int rt_push(struct rt_thread *t, uint64_t addr, uintptr_t sp, uintptr_t ret, uint64_t ts, const uint64_t *gpr,
+	    uintptr_t cfa)
 {
 	if (t->depth >= RT_STACK_MAX)
 		return 0;
@@ -195,6 +207,13 @@ int rt_push(struct rt_thread *t, uint64_t addr, uintptr_t sp, uintptr_t ret, uin
 	if (!(fl & RT_F_HIDE) && (!h->has_only || t->only_depth > 0 || !rt_nfilt) &&
 	    (!h->max_depth || t->depth <= h->max_depth)) {
 		fl |= RT_F_WANT;
+		/* -A: values first, then the entry they belong to; with a
+		 * minimum duration entries wait, and their values are not kept */
+		int spec = rt_nargspec && !h->min_ticks ? rt_args_find(addr) : -1;
+		if (spec >= 0) {
+			rt_args_entry(t, spec, gpr, cfa);
+			fl |= (uint32_t)(spec + 1) << RT_F_SPEC_SHIFT;
+		}
 		if (!h->min_ticks)
 			fl |= rt_emit(t, ts, addr, TPP_RT_ENTRY) ? RT_F_EMITTED : RT_F_LOST;
 	}

@@ -5,7 +5,7 @@
  *
  * The memory is one bounded pool: its size (total_bytes) is the whole budget
  * whatever the number of threads. It holds the header, the -F/-N filter
- * table, one maps copy per process, thread descriptors and fixed-size
+ * table, the -A table, one maps copy per process, thread descriptors and fixed-size
  * chunks of records.
  *
  * Invariants:
@@ -42,11 +42,11 @@
 #include <stdint.h>
 
 #define TPP_RT_MAGIC 0x3274725f707074ULL /* "tpp_rt2" */
-#define TPP_RT_VERSION 2
+#define TPP_RT_VERSION 3
 #define TPP_RT_ENV_FD "TPP_RT_FD"
 #define TPP_RT_NONE 0xffffffffu
 
-enum tpp_rt_kind { TPP_RT_ENTRY = 0, TPP_RT_EXIT = 1, TPP_RT_UNWIND = 2 };
+enum tpp_rt_kind { TPP_RT_ENTRY = 0, TPP_RT_EXIT = 1, TPP_RT_UNWIND = 2, TPP_RT_DATA = 3 };
 #define TPP_RT_KIND_SHIFT 62
 #define TPP_RT_WHY_SHIFT 57
 #define TPP_RT_WHY_MASK 31u
@@ -119,6 +119,41 @@ struct tpp_rt_filter {
 };
 #define TPP_RT_FILTER_MAX 4096
 
+/* -A on functions of the main executable ([lo, hi) link-time, like the
+ * filters, sorted): what the runtime copies at entry and at return. The
+ * copies are DATA records written just before the function's ENTRY or EXIT
+ * record: ts holds the value (or 8 bytes of a string), the word below the
+ * kind bits says which (TPP_RT_D_*). A reader drops DATA that no ENTRY or
+ * EXIT follows before a loss. */
+#define TPP_RT_ARGSPEC_MAX 64
+#define TPP_RT_ARGS 8
+#define TPP_RT_STR_MAX 64 /* bytes of a string argument copied, NUL excluded */
+enum tpp_rt_src {
+	TPP_RT_SRC_NONE = 0,
+	TPP_RT_SRC_GPR = 1,   /* reg 0-5: rdi rsi rdx rcx r8 r9 at entry; 0: rax at return */
+	TPP_RT_SRC_XMM = 2,   /* reg 0-7: low 64 bits of xmm0-7 (xmm0 at return) */
+	TPP_RT_SRC_FRAME = 3, /* size bytes at the function's CFA + off, read at entry
+			       * (-finstrument-functions -O0: the frame pointer's slots) */
+};
+struct tpp_rt_arg {
+	uint8_t src, reg, size, str; /* str: a char *: the bytes it points to */
+	int32_t off;
+};
+struct tpp_rt_argspec {
+	uint64_t lo, hi;
+	uint32_t nargs, pad;
+	struct tpp_rt_arg arg[TPP_RT_ARGS];
+	struct tpp_rt_arg ret; /* src NONE: nothing (void, or not readable) */
+};
+/* DATA word, below the kind bits. */
+#define TPP_RT_D_SLOT(w) ((unsigned)(w) & 0xff)         /* argument 0-7, or TPP_RT_D_RET */
+#define TPP_RT_D_RET 8
+#define TPP_RT_D_CHUNK(w) ((unsigned)((w) >> 8) & 0xff) /* string: 8-byte piece number */
+#define TPP_RT_D_LEN(w) ((unsigned)((w) >> 16) & 0xf)   /* string: bytes in this piece */
+#define TPP_RT_D_LAST (1u << 20)                         /* string: its last piece */
+#define TPP_RT_D_BAD (1u << 21)                          /* string: unreadable, ts holds the pointer */
+#define TPP_RT_D_SPEC(w) ((unsigned)((w) >> 24) & 0xff) /* argspec index */
+
 /* A lock-free stack head: (tag << 32) | (index + 1); 0 in the low half = empty. */
 struct tpp_rt_stack {
 	uint64_t head;
@@ -142,7 +177,8 @@ struct tpp_rt_hdr {
 	uint64_t filter_off;
 	uint64_t exe_dev, exe_ino; /* filters apply only in this executable */
 	uint32_t has_only;   /* some -F filter exists */
-	uint32_t pad0;
+	uint32_t nargspec;   /* -A: entries at args_off (same executable as the filters) */
+	uint64_t args_off;
 	/* runtime-owned, each on its own cache line */
 	struct tpp_rt_stack free_chunks __attribute__((aligned(64)));
 	struct tpp_rt_stack free_threads __attribute__((aligned(64)));

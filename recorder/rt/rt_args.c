@@ -1,0 +1,148 @@
+/* -A for compiled-in functions: the arguments and return value of the
+ * functions tracerec names (tpp_rt_argspec table), copied as DATA records
+ * just before their ENTRY or EXIT record. Registers come from the -pg
+ * trampolines' save area (the xmm ones are untouched: the runtime never uses
+ * SSE); -finstrument-functions gives no registers, so its arguments are read
+ * from the function's frame where DWARF says they are. Strings are read with
+ * process_vm_readv: a bad pointer costs an error code, never a fault. */
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include "rt_int.h"
+
+uint32_t rt_nargspec;
+static const struct tpp_rt_argspec *specs;
+static uint64_t bias;
+
+void rt_args_init(uint64_t load_bias)
+{
+	const struct tpp_rt_hdr *h = rt_hdr;
+	if (!h->nargspec || !h->args_off)
+		return;
+	bias = load_bias;
+	specs = (const struct tpp_rt_argspec *)((const char *)h + h->args_off);
+	rt_nargspec = h->nargspec > TPP_RT_ARGSPEC_MAX ? TPP_RT_ARGSPEC_MAX : h->nargspec;
+	rt_plain = 0; /* every entry goes through rt_push, which looks its function up */
+}
+
+int rt_args_find(uint64_t addr)
+{
+	return (int)rt_range_find(specs, sizeof(*specs), rt_nargspec, addr - bias);
+}
+
+/* xmm0-7 as they are: the hooks and everything they call before this are
+ * compiled without SSE. */
+static void read_xmm(uint64_t out[8])
+{
+	__asm__ volatile("movq %%xmm0, 0(%0)\n\tmovq %%xmm1, 8(%0)\n\tmovq %%xmm2, 16(%0)\n\t"
+			 "movq %%xmm3, 24(%0)\n\tmovq %%xmm4, 32(%0)\n\tmovq %%xmm5, 40(%0)\n\t"
+			 "movq %%xmm6, 48(%0)\n\tmovq %%xmm7, 56(%0)"
+			 :
+			 : "r"(out)
+			 : "memory");
+}
+
+/* A system call without libc: the -pg hooks run on an unaligned stack. */
+static long sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d, r8 __asm__("r8") = e, r9 __asm__("r9") = f;
+	long ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* Bytes at p (up to n), into buf; how many could be read (<= 0: none). */
+static long read_mem(void *buf, uintptr_t p, size_t n)
+{
+	long pid = sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	struct iovec l = {buf, n}, r = {(void *)p, n};
+	long got = sys6(SYS_process_vm_readv, pid, (long)&l, 1, (long)&r, 1, 0);
+	if (got < 0 && p) {
+		/* the string ends before the next page, which is not mapped */
+		size_t in_page = 4096 - (p & 4095);
+		if (in_page < n) {
+			l.iov_len = r.iov_len = in_page;
+			got = sys6(SYS_process_vm_readv, pid, (long)&l, 1, (long)&r, 1, 0);
+		}
+	}
+	return got;
+}
+
+static unsigned word(unsigned spec, unsigned slot)
+{
+	return spec << 24 | slot;
+}
+
+static void emit_data(struct rt_thread *t, uint64_t v, uint64_t w)
+{
+	rt_emit(t, v, w, TPP_RT_DATA);
+}
+
+static void emit_string(struct rt_thread *t, unsigned spec, unsigned slot, uintptr_t p)
+{
+	char buf[TPP_RT_STR_MAX];
+	long got = p ? read_mem(buf, p, sizeof(buf)) : -1;
+	if (got <= 0) {
+		emit_data(t, p, word(spec, slot) | TPP_RT_D_LAST | TPP_RT_D_BAD);
+		return;
+	}
+	size_t len = 0;
+	while (len < (size_t)got && buf[len])
+		len++;
+	for (size_t c = 0; c * 8 < len || c == 0; c++) {
+		uint64_t v = 0;
+		size_t k = len - c * 8 < 8 ? len - c * 8 : 8;
+		for (size_t i = 0; i < k; i++)
+			v |= (uint64_t)(unsigned char)buf[c * 8 + i] << (8 * i);
+		emit_data(t, v,
+			  word(spec, slot) | (uint64_t)c << 8 | (uint64_t)k << 16 | ((c + 1) * 8 >= len ? TPP_RT_D_LAST : 0));
+	}
+}
+
+static void emit_arg(struct rt_thread *t, unsigned spec, unsigned slot, const struct tpp_rt_arg *a,
+		     const uint64_t *gpr, const uint64_t *xmm, uintptr_t cfa)
+{
+	uint64_t v = 0;
+	switch (a->src) {
+	case TPP_RT_SRC_GPR:
+		if (!gpr)
+			return;
+		v = gpr[a->reg];
+		break;
+	case TPP_RT_SRC_XMM:
+		v = xmm[a->reg & 7];
+		break;
+	case TPP_RT_SRC_FRAME:
+		/* cfa comes from a frame pointer the function may not keep */
+		if (!cfa || a->size > 8 || read_mem(&v, cfa + (uintptr_t)(intptr_t)a->off, a->size) != a->size)
+			return;
+		break;
+	default:
+		return;
+	}
+	if (a->str)
+		emit_string(t, spec, slot, (uintptr_t)v);
+	else
+		emit_data(t, v, word(spec, slot));
+}
+
+void rt_args_entry(struct rt_thread *t, int spec, const uint64_t *gpr, uintptr_t cfa)
+{
+	const struct tpp_rt_argspec *s = &specs[spec];
+	uint64_t xmm[8];
+	read_xmm(xmm);
+	uint32_t n = s->nargs < TPP_RT_ARGS ? s->nargs : TPP_RT_ARGS;
+	for (uint32_t i = 0; i < n; i++)
+		emit_arg(t, (unsigned)spec, i, &s->arg[i], gpr, xmm, cfa);
+}
+
+void rt_args_exit(struct rt_thread *t, int spec, uint64_t rax)
+{
+	const struct tpp_rt_argspec *s = &specs[spec];
+	uint64_t xmm[8];
+	read_xmm(xmm);
+	emit_arg(t, (unsigned)spec, TPP_RT_D_RET, &s->ret, &rax, xmm, 0);
+}
