@@ -21,6 +21,7 @@ struct tpp_names {
 	size_t nslots;
 	char **probe; /* per type id: the function it probes (owned), or NULL */
 	size_t nprobe;
+	uint8_t **vcode; /* per type id: TPP_V_* per field (owned), or NULL */
 	struct map *maps; /* sorted by pid, start */
 	size_t nmaps;
 };
@@ -105,6 +106,70 @@ static int probes_open(struct tpp_names *n, const struct tpp_reader *r, const st
 	return 0;
 }
 
+static uint8_t vcode_of(const char *c, size_t len)
+{
+	static const struct {
+		const char *code;
+		uint8_t v;
+	} tab[] = {{"s8", TPP_V_SINT},  {"s16", TPP_V_SINT}, {"s32", TPP_V_SINT}, {"s64", TPP_V_SINT},
+		   {"u8", TPP_V_UINT},  {"u16", TPP_V_UINT}, {"u32", TPP_V_UINT}, {"u64", TPP_V_UINT},
+		   {"char", TPP_V_CHAR}, {"bool", TPP_V_BOOL}, {"ptr", TPP_V_PTR}, {"str", TPP_V_STR},
+		   {"f32", TPP_V_F32},  {"f64", TPP_V_F64}};
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (strlen(tab[i].code) == len && !memcmp(tab[i].code, c, len))
+			return tab[i].v;
+	return TPP_V_NONE;
+}
+
+/* The "types" of the note whose "event" is SYSTEM/NAME of t, as codes
+ * per field ("x=s32 s=str": FIELD=CODE, space-separated). */
+static int vcodes_open(struct tpp_names *n, const struct tpp_reader *r, const struct tpp_meta *m)
+{
+	const struct tpp_file_info *fi = tpp_r_info(r);
+	for (size_t k = 0; k < m->nnotes; k++) {
+		const struct tpp_note *no = &m->notes[k];
+		const char *ev = NULL, *types = NULL;
+		if (strcmp(no->kind, "probe") && strcmp(no->kind, "arg_types"))
+			continue;
+		for (size_t j = 0; j < no->n; j++) {
+			if (!strcmp(no->keys[j], "event"))
+				ev = no->vals[j];
+			else if (!strcmp(no->keys[j], "types"))
+				types = no->vals[j];
+		}
+		const char *sl = ev ? strchr(ev, '/') : NULL;
+		if (!sl || !types)
+			continue;
+		for (uint32_t i = 0; i < fi->ntypes; i++) {
+			const struct tpp_type *t = &fi->types[i];
+			if (!t->name || !t->system || t->id >= TPP_MAX_TYPES || !t->nfields ||
+			    strlen(t->system) != (size_t)(sl - ev) || strncmp(ev, t->system, (size_t)(sl - ev)) ||
+			    strcmp(sl + 1, t->name))
+				continue;
+			if (!n->vcode && !(n->vcode = calloc(TPP_MAX_TYPES, sizeof(*n->vcode))))
+				return -ENOMEM;
+			if (!n->vcode[t->id] && !(n->vcode[t->id] = calloc(t->nfields, 1)))
+				return -ENOMEM;
+			for (const char *p = types; *p;) {
+				size_t l = strcspn(p, " ");
+				const char *eq = memchr(p, '=', l);
+				for (uint16_t f = 0; eq && f < t->nfields; f++)
+					if (t->fields[f].name && strlen(t->fields[f].name) == (size_t)(eq - p) &&
+					    !memcmp(t->fields[f].name, p, (size_t)(eq - p)))
+						n->vcode[t->id][f] = vcode_of(eq + 1, l - (size_t)(eq + 1 - p));
+				p += l;
+				p += *p == ' ';
+			}
+		}
+	}
+	return 0;
+}
+
+const uint8_t *tpp_names_vcodes(const struct tpp_names *n, uint16_t type)
+{
+	return n->vcode && type < TPP_MAX_TYPES ? n->vcode[type] : NULL;
+}
+
 int tpp_names_open(struct tpp_names **np, const struct tpp_reader *r)
 {
 	const struct tpp_meta *m = tpp_r_meta(r);
@@ -165,7 +230,7 @@ int tpp_names_open(struct tpp_names **np, const struct tpp_reader *r)
 		p->st = find_symtab(m, mm);
 	}
 	qsort(n->maps, n->nmaps, sizeof(*n->maps), cmp_map);
-	if (probes_open(n, r, m)) {
+	if (probes_open(n, r, m) || vcodes_open(n, r, m)) {
 		tpp_names_close(n);
 		return -ENOMEM;
 	}
@@ -180,6 +245,9 @@ void tpp_names_close(struct tpp_names *n)
 	for (size_t i = 0; i < n->nprobe; i++)
 		free(n->probe[i]);
 	free(n->probe);
+	for (size_t i = 0; n->vcode && i < TPP_MAX_TYPES; i++)
+		free(n->vcode[i]);
+	free(n->vcode);
 	free(n->slots);
 	free(n->maps);
 	free(n);

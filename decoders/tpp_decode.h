@@ -203,5 +203,13 @@ int tpp_names_mapped(const struct tpp_names *n, int32_t pid, uint64_t addr);
  * "__return"; NULL for other types. Names a call whose task's memory maps
  * are not in the file. */
 const char *tpp_names_probe(const struct tpp_names *n, uint16_t type);
+/* What the recorder's notes ("probe", "arg_types": specs/format.md) say
+ * the fields of an event type hold, per field index: how to print them
+ * (a char as 'z', a double from its bits). NULL when no note types it. */
+enum tpp_vcode {
+	TPP_V_NONE = 0, /* not typed: as the field's own type says */
+	TPP_V_SINT, TPP_V_UINT, TPP_V_CHAR, TPP_V_BOOL, TPP_V_PTR, TPP_V_STR, TPP_V_F32, TPP_V_F64
+};
+const uint8_t *tpp_names_vcodes(const struct tpp_names *n, uint16_t type);
 
 #endif

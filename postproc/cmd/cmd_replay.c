@@ -18,6 +18,7 @@
 #include "out_fast.h"
 #include "an_dwarf.h"
 #include "replay.h"
+#include "vals.h"
 
 static const char usage_text[] =
 	"usage: tracepp replay [OPTIONS] FILE\n"
@@ -139,8 +140,23 @@ static int ut_put(struct utext *u, const char *v, size_t n)
 	return 0;
 }
 
-/* The arguments of a uprobe entry, named by their fields, strings quoted
- * the way strace shows them (cut at 64 bytes). */
+/* Field i of ev as text: as the file's notes type it (vc, may be NULL),
+ * else by the field's own type. */
+static size_t val_text(char *buf, size_t len, const struct tpp_event *ev, const uint8_t *vc, int i)
+{
+	static const uint8_t kinds[] = {[TPP_V_CHAR] = VALS_CHAR, [TPP_V_PTR] = VALS_PTR, [TPP_V_F32] = VALS_F32,
+					[TPP_V_F64] = VALS_F64};
+	enum tpp_ftype ft = ev->t->fields[i].type;
+	const union tpp_val *v = &ev->v[i];
+	enum vals_kind k = ft == TPP_F_STR ? VALS_STR : ft == TPP_F_BYTES ? VALS_BYTES
+			   : ft == TPP_F_S64 ? VALS_SINT : VALS_UINT;
+	if (vc && vc[i] < sizeof(kinds) && kinds[vc[i]] && ft < TPP_F_STR)
+		k = (enum vals_kind)kinds[vc[i]];
+	return vals_text(buf, len, k, v->u, v->s.p, v->s.len);
+}
+
+/* The arguments of a uprobe entry (or an -A one of compiled-in code), named
+ * by their fields, typed as the file's notes say (vals.h). */
 static int ut_keep(struct rp *r, struct an_frame *f, const struct tpp_event *ev,
 		   const struct an_tinfo *ti)
 {
@@ -157,44 +173,18 @@ static int ut_keep(struct rp *r, struct an_frame *f, const struct tpp_event *ev,
 	u->len = 0;
 	f->node = k;
 	const struct tpp_type *t = ev->t;
+	const uint8_t *vc = tpp_names_vcodes(r->c->names, ev->type);
 	int n = 0, e = 0;
 	for (int i = 0; t && i < ev->nvals && i < t->nfields; i++) {
 		const char *fn = t->fields[i].name;
 		/* "__probe_ip", "__sp", "__ra": the probe's own, not arguments */
 		if (!fn || i == ti->f[R_ADDR] || !strncmp(fn, "__", 2))
 			continue;
-		char b[48];
-		int bl;
+		char b[VALS_MIN];
 		e |= n++ ? ut_put(u, ", ", 2) : 0;
 		e |= ut_put(u, fn, strlen(fn));
 		e |= ut_put(u, "=", 1);
-		const union tpp_val *v = &ev->v[i];
-		switch (t->fields[i].type) {
-		case TPP_F_STR: {
-			size_t len = v->s.p ? strnlen(v->s.p, v->s.len) : 0;
-			e |= ut_put(u, "\"", 1);
-			for (size_t j = 0; j < len && j < 64; j++) {
-				char c = v->s.p[j];
-				if (c == '"' || c == '\\')
-					e |= ut_put(u, "\\", 1);
-				if ((unsigned char)c < 32 || c == 127)
-					c = '?';
-				e |= ut_put(u, &c, 1);
-			}
-			e |= ut_put(u, len > 64 ? "\"..." : "\"", len > 64 ? 4 : 1);
-			break;
-		}
-		case TPP_F_S64:
-			bl = snprintf(b, sizeof(b), "%" PRId64, v->i);
-			e |= ut_put(u, b, (size_t)bl);
-			break;
-		case TPP_F_U64:
-			bl = snprintf(b, sizeof(b), v->u < 100000 ? "%" PRIu64 : "0x%" PRIx64, v->u);
-			e |= ut_put(u, b, (size_t)bl);
-			break;
-		default:
-			e |= ut_put(u, "<bytes>", 7);
-		}
+		e |= ut_put(u, b, val_text(b, sizeof(b), ev, vc, i));
 	}
 	e |= ut_put(u, "", 0);
 	return e ? -ENOMEM : 0;
@@ -224,10 +214,19 @@ static void exit_line(struct rp *r, struct an_thread *th, const struct an_frame 
 	l.f = f;
 	l.has_ret = c->has_ret;
 	l.ret = c->ret;
+	char rt[VALS_MIN];
 	if (c->has_ret && ev) {
 		const struct an_tinfo *ti = an_ti(r->ty, ev);
-		l.ret_signed = ev->t && ti->f[R_RET] >= 0 &&
-			       ev->t->fields[(int)ti->f[R_RET]].type == TPP_F_S64;
+		int k = ti->f[R_RET];
+		l.ret_signed = ev->t && k >= 0 && ev->t->fields[k].type == TPP_F_S64;
+		const uint8_t *vc = tpp_names_vcodes(r->c->names, ev->type);
+		/* a string, a char, a double: as text (vals.h) */
+		if (ev->t && k >= 0 && k < ev->nvals &&
+		    ((vc && (vc[k] == TPP_V_CHAR || vc[k] == TPP_V_F32 || vc[k] == TPP_V_F64)) ||
+		     ev->t->fields[k].type == TPP_F_STR)) {
+			l.ret_text = rt;
+			l.ret_text_len = val_text(rt, sizeof(rt), ev, vc, k);
+		}
 	}
 	l.flags = c->flags;
 	out(r, &l);

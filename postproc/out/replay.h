@@ -35,6 +35,8 @@ struct line {
 	const struct an_frame *f; /* args */
 	int has_ret, ret_signed;
 	uint64_t ret;
+	const char *ret_text; /* the return value as text (vals.h), when typed */
+	size_t ret_text_len;
 	uint32_t flags;
 	const struct tpp_event *ev;
 	uint64_t lost; /* L_LOST: events lost from ts for dur */

@@ -309,7 +309,9 @@ int rp_text_call(struct rp *r, struct an_thread *th, const struct an_frame *f,
 /* A line's return value, signed when its field is. */
 static void text_ret(struct ofast *o, const struct line *l)
 {
-	if (l->ret_signed)
+	if (l->ret_text)
+		of_text(o, l->ret_text, l->ret_text_len);
+	else if (l->ret_signed)
 		of_i64(o, (int64_t)l->ret);
 	else
 		num(o, l->ret);
@@ -468,6 +470,10 @@ void rp_json_line(struct rp *r, const struct line *l)
 			of_i64(o, (int64_t)l->ret);
 		else
 			of_u64(o, l->ret);
+		if (l->ret_text) {
+			of_str(o, ",\"ret_text\":");
+			of_json_str(o, l->ret_text, l->ret_text_len);
+		}
 	}
 	rp_json_marks(o, l->flags);
 	if (l->ev) {
