@@ -10,7 +10,7 @@ static size_t quoted(char *buf, size_t len, const char *s, size_t n)
 	size_t o = 0;
 	n = s ? strnlen(s, n) : 0;
 	buf[o++] = '"';
-	for (size_t j = 0; j < n && j < 64 && o + 6 < len; j++) {
+	for (size_t j = 0; j < n && j < 64 && o + 8 < len; j++) { /* room for one escape and the end */
 		unsigned char c = (unsigned char)s[j];
 		if (c == '"' || c == '\\') {
 			buf[o++] = '\\';
