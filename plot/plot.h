@@ -24,7 +24,8 @@
 
 /* Latency kinds: wakeup = sched_wakeup -> switched in; runq = runnable (woken
  * or preempted) -> switched in; io = block_rq_issue -> block_rq_complete;
- * func = func_entry -> func_exit of the same thread. */
+ * func = a call's entry -> its return (func_entry/func_exit or a uprobe and
+ * its uretprobe), paired by an_pair as every command pairs them. */
 enum plot_lat { PL_WAKEUP, PL_RUNQ, PL_IO, PL_FUNC, PL_NLAT };
 extern const char *const plot_lat_name[PL_NLAT];
 extern const char *const plot_lat_title[PL_NLAT];
@@ -69,7 +70,8 @@ struct plot_opts {
 	uint64_t interval;     /* bucket width, ns (timeline, latency heat map) */
 	uint64_t cpu_interval; /* bucket width of the CPU heat map, ns */
 	int want_bars;         /* keep every run interval (Gantt) */
-	int32_t call_tid;      /* keep the calls of this thread (flame chart); 0 none */
+	int32_t call_tid;      /* keep the calls of this thread (flame chart); 0: of the
+				* first thread that enters a function (set by the scan) */
 };
 
 struct plot_model {
@@ -94,8 +96,11 @@ struct plot_model {
 	struct plot_vec *cpu_busy;
 	size_t cpu_nbuckets;
 	uint64_t busy_total;
-	/* every latency sample, ns */
-	struct plot_vec lat[PL_NLAT];
+	/* the latency distributions, under the analyses' memory bound
+	 * (an_lat): wakeup and runq are the scheduler analysis' own (sch),
+	 * io and func the model's (io_lat, func_lat) */
+	struct an_lat *lat[PL_NLAT];
+	struct an_lat io_lat, func_lat;
 
 	struct plot_bar *bars;
 	size_t nbars, bars_cap;
@@ -108,6 +113,10 @@ struct plot_model {
 	struct an_sched sch;
 	struct an_io io;
 	struct an_net netw;
+	/* calls are paired by the one pairing (an_pair: compiled-in and
+	 * uprobe events alike) */
+	struct an_syms *syms;
+	struct an_pair *pair;
 
 	/* what the trace holds */
 	uint64_t n_switch, n_wakeup, n_blk, n_net, n_func;
@@ -130,8 +139,6 @@ uint64_t plot_index_span(struct tpp_reader *r);
 int32_t plot_busiest_thread(struct tpp_reader *r);
 /* A round duration (1, 2, 5 x 10^k ns) near span / n, at least min_ns. */
 uint64_t plot_nice_interval(uint64_t span, unsigned n, uint64_t min_ns);
-/* p-th percentile (0..100, nearest rank) of a; reorders a->v. 0 when empty. */
-uint64_t plot_percentile(struct plot_vec *a, double p);
 
 /* ------------------------------------------------------------- rendering */
 

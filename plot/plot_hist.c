@@ -9,10 +9,10 @@ int plot_pick_lat(const struct plot_model *m, const char *list, int *sel, char *
 {
 	static const char *const needs[PL_NLAT] = {"sched_wakeup and sched_switch", "sched_switch",
 						   "block_rq_issue and block_rq_complete",
-						   "func_entry and func_exit"};
+						   "function entry and return (func_entry/func_exit or uprobes)"};
 	int any = 0;
 	for (int k = 0; k < PL_NLAT; k++) {
-		sel[k] = !list && m->lat[k].n > 0;
+		sel[k] = !list && m->lat[k]->count > 0;
 		any |= sel[k];
 	}
 	if (!list) {
@@ -33,7 +33,7 @@ int plot_pick_lat(const struct plot_model *m, const char *list, int *sel, char *
 			snprintf(err, len, "unknown latency '%.*s' (known: wakeup runq io func)", (int)n, p);
 			return -EINVAL;
 		}
-		if (!m->lat[k].n) {
+		if (!m->lat[k]->count) {
 			snprintf(err, len, "%s has no %s samples: it needs %s events", m->path,
 				 plot_lat_title[k], needs[k]);
 			return -ENOENT;
@@ -66,17 +66,15 @@ int plot_hist(struct plot_model *m, struct plot_job *j, const struct plot_req *q
 		static uint64_t cnt[PLOT_NBINS];
 		memset(cnt, 0, sizeof(cnt));
 		mx[k] = 0;
-		for (size_t i = 0; i < m->lat[k].n; i++) {
-			uint64_t v = m->lat[k].v[i];
-			cnt[plot_lat_bin(v)]++;
-			if (v > mx[k])
-				mx[k] = v;
-		}
-		p50[k] = plot_percentile(&m->lat[k], 50);
-		p99[k] = plot_percentile(&m->lat[k], 99);
+		/* the bins are the heat map's rows summed: every sample is in one */
+		for (size_t i = 0; i < m->heat[k].n; i++)
+			cnt[i % PLOT_NBINS] += m->heat[k].v[i];
+		mx[k] = m->lat[k]->max;
+		p50[k] = an_lat_pct(m->lat[k], 50);
+		p99[k] = an_lat_pct(m->lat[k], 99);
 		index[k] = npanels++;
-		fprintf(d, "%s# %s n=%zu p50_ns=%llu p99_ns=%llu max_ns=%llu\n", index[k] ? "\n\n" : "",
-			plot_lat_name[k], m->lat[k].n, (unsigned long long)p50[k],
+		fprintf(d, "%s# %s n=%llu p50_ns=%llu p99_ns=%llu max_ns=%llu\n", index[k] ? "\n\n" : "",
+			plot_lat_name[k], (unsigned long long)m->lat[k]->count, (unsigned long long)p50[k],
 			(unsigned long long)p99[k], (unsigned long long)mx[k]);
 		for (int b = 0; b < PLOT_NBINS; b++) {
 			if (!cnt[b])
@@ -112,8 +110,8 @@ int plot_hist(struct plot_model *m, struct plot_job *j, const struct plot_req *q
 		plot_fmt_ns(a, sizeof(a), (double)p50[k]);
 		plot_fmt_ns(b, sizeof(b), (double)p99[k]);
 		plot_fmt_ns(c, sizeof(c), (double)mx[k]);
-		snprintf(t, sizeof(t), "%s: %zu samples, p50 %s, p99 %s, max %s", plot_lat_title[k],
-			 m->lat[k].n, a, b, c);
+		snprintf(t, sizeof(t), "%s: %llu samples, p50 %s, p99 %s, max %s", plot_lat_title[k],
+			 (unsigned long long)m->lat[k]->count, a, b, c);
 		fprintf(f, "\nset title ");
 		plot_gp_str(f, t);
 		/* Bars start below 1 so single counts show on the log axis. */

@@ -103,20 +103,10 @@ struct tsmap {
 	struct plot_vec pool, freel;
 };
 
-struct frame {
-	uint64_t ts, addr;
-};
-struct stack {
-	struct frame *f;
-	size_t n, cap;
-};
-
 struct scan {
 	struct tsmap blk;
 	size_t ncpu; /* CPUs m->cpu_busy has room for */
-	struct stack *stacks;
-	size_t nstacks;
-	struct hmap stack_ix;
+	int cb_err;  /* an error in an_pair's callbacks, returned from the feed */
 	int32_t slot[TPP_MAX_TYPES]; /* type id -> index in m->types */
 };
 
@@ -181,13 +171,15 @@ const struct an_task *plot_model_task(const struct plot_model *m, int32_t tid)
 	return v ? &m->sch.t[*v] : NULL;
 }
 
+/* A latency sample of kind k ending at ts: its bucket's series and heat map
+ * row; the distribution (m->lat[k]) takes it from its analysis. */
 static int lat_sample(struct plot_model *m, int k, uint64_t ts, uint64_t ns)
 {
 	size_t b;
 	int rc = bucket(m, ts, &b);
 	if (rc)
 		return rc;
-	if (plot_vec_push(&m->lat[k], ns) || plot_vec_add(&m->lat_sum[k], b, ns) ||
+	if (plot_vec_add(&m->lat_sum[k], b, ns) ||
 	    plot_vec_add(&m->lat_cnt[k], b, 1) || plot_vec_add(&m->lat_max[k], b, 0))
 		return -ENOMEM;
 	if (ns > m->lat_max[k].v[b])
@@ -302,8 +294,10 @@ static int on_block(struct plot_model *m, struct scan *s, const struct an_tinfo 
 	if (plot_vec_add(&m->iops, b, 1) || plot_vec_add(&m->io_bytes, b, bytes))
 		return -ENOMEM;
 	uint64_t t0 = tsmap_take(&s->blk, key);
-	if (t0 && ev->ts >= t0)
+	if (t0 && ev->ts >= t0) {
+		an_lat_add(&m->io_lat, ev->ts - t0);
 		return lat_sample(m, PL_IO, ev->ts, ev->ts - t0);
+	}
 	return 0;
 }
 
@@ -317,79 +311,63 @@ static int on_net(struct plot_model *m, const struct an_tinfo *ti, const struct 
 	return plot_vec_add(ti->kind == AN_NET_XMIT ? &m->tx_pkts : &m->rx_pkts, b, 1) ? -ENOMEM : 0;
 }
 
-static struct stack *stack_get(struct scan *s, int32_t tid)
+/* an_pair's callbacks: a call entered (counted in its bucket), a call
+ * returned (a duration sample, and a bar of the flame chart for call_tid).
+ * Frames resumed without a call, and calls left without their return (end
+ * of trace, longjmp, exit) are no samples, as in `tracepp latency`. */
+static void call_entry(void *ctx, struct an_thread *th, const struct tpp_event *ev)
 {
-	uint32_t *v = hmap_get(&s->stack_ix, (uint32_t)tid);
-	if (v)
-		return &s->stacks[*v];
-	struct stack *ns = realloc(s->stacks, (s->nstacks + 1) * sizeof(*ns));
-	if (!ns)
-		return NULL;
-	s->stacks = ns;
-	if (hmap_put(&s->stack_ix, (uint32_t)tid, (uint32_t)s->nstacks))
-		return NULL;
-	struct stack *st = &ns[s->nstacks++];
-	memset(st, 0, sizeof(*st));
-	return st;
+	struct plot_model *m = ctx;
+	struct scan *s = m->priv;
+	size_t b;
+	if (s->cb_err || th->st[th->depth - 1].fl & AN_FRAME_RESUMED)
+		return;
+	if ((s->cb_err = bucket(m, ev->ts, &b)))
+		return;
+	/* a file without per-thread streams (uprobes) names no busiest thread */
+	if (!m->o.call_tid)
+		m->o.call_tid = th->tid;
+	if (plot_vec_add(&m->calls, b, 1))
+		s->cb_err = -ENOMEM;
 }
+
+static void call_exit(void *ctx, struct an_thread *th, const struct an_call *c,
+		      const struct tpp_event *ev)
+{
+	struct plot_model *m = ctx;
+	struct scan *s = m->priv;
+	(void)ev;
+	if (s->cb_err || c->flags & (AN_CALL_NORET | AN_CALL_UNWOUND | AN_CALL_RESUMED))
+		return;
+	an_lat_add(&m->func_lat, c->dur);
+	if ((s->cb_err = lat_sample(m, PL_FUNC, c->exit_ts, c->dur)))
+		return;
+	if (!m->o.call_tid || th->tid != m->o.call_tid)
+		return;
+	if (m->ncalls == m->calls_cap) {
+		size_t nc = m->calls_cap ? m->calls_cap * 2 : 1024;
+		struct plot_call *nv = realloc(m->calls_v, nc * sizeof(*nv));
+		if (!nv) {
+			s->cb_err = -ENOMEM;
+			return;
+		}
+		m->calls_v = nv;
+		m->calls_cap = nc;
+	}
+	m->calls_v[m->ncalls++] = (struct plot_call){c->entry_ts, c->exit_ts, th->st[th->depth - 1].addr, c->depth};
+}
+
+static const struct an_pair_ops call_ops = {call_entry, call_exit, NULL};
 
 static int on_func(struct plot_model *m, struct scan *s, const struct an_tinfo *ti,
 		   const struct tpp_event *ev)
 {
-	struct stack *st = stack_get(s, ev->tid);
-	uint64_t addr = an_u(ev, ti, R_ADDR);
-	size_t b;
-	int rc;
-	if (!st)
-		return -ENOMEM;
-	m->n_func++;
-	if (ti->kind == AN_FENTRY) {
-		if ((rc = bucket(m, ev->ts, &b)))
-			return rc;
-		if (plot_vec_add(&m->calls, b, 1))
-			return -ENOMEM;
-		if (st->n == st->cap) {
-			size_t nc = st->cap ? st->cap * 2 : 32;
-			struct frame *nf = realloc(st->f, nc * sizeof(*nf));
-			if (!nf)
-				return -ENOMEM;
-			st->f = nf;
-			st->cap = nc;
-		}
-		st->f[st->n++] = (struct frame){ev->ts, addr};
-		return 0;
-	}
-	if (!st->n)
-		return 0; /* the entry was before the recording started */
-	/* An exit for a frame below the top means the frames above it never
-	 * returned normally (longjmp, exceptions): unwind them. */
-	size_t k = st->n - 1;
-	if (addr && st->f[k].addr != addr) {
-		size_t j = k;
-		while (j > 0 && st->f[j].addr != addr)
-			j--;
-		if (st->f[j].addr == addr)
-			k = j;
-		else
-			return 0; /* no open frame for it: an orphan return */
-	}
-	struct frame fr = st->f[k];
-	st->n = k;
-	uint64_t ns = ev->ts >= fr.ts ? ev->ts - fr.ts : 0;
-	if ((rc = lat_sample(m, PL_FUNC, ev->ts, ns)))
-		return rc;
-	if (m->o.call_tid && ev->tid == m->o.call_tid) {
-		if (m->ncalls == m->calls_cap) {
-			size_t nc = m->calls_cap ? m->calls_cap * 2 : 1024;
-			struct plot_call *nv = realloc(m->calls_v, nc * sizeof(*nv));
-			if (!nv)
-				return -ENOMEM;
-			m->calls_v = nv;
-			m->calls_cap = nc;
-		}
-		m->calls_v[m->ncalls++] = (struct plot_call){fr.ts, ev->ts, fr.addr, (uint32_t)k};
-	}
-	return 0;
+	if (ti->kind != AN_FUNWIND && ti->kind != AN_FRESUME)
+		m->n_func++;
+	if (!m->pair)
+		return 0; /* returns or markers without a declared entry type */
+	int rc = an_pair_feed_ti(m->pair, ev, ti);
+	return rc ? rc : s->cb_err;
 }
 
 static int type_count(struct plot_model *m, int32_t *slot, const struct tpp_event *ev)
@@ -431,7 +409,7 @@ static int feed(void *ctx, const struct tpp_event *ev)
 		return rc;
 	switch (ti->kind) {
 	case AN_SWITCH:
-		if ((rc = on_switch(m, s, ev)))
+		if ((rc = on_switch(m, s, ev)) || (m->pair && (rc = an_pair_feed_ti(m->pair, ev, ti))))
 			return rc;
 		return an_sched_feed(&m->sch, m->ty, ev);
 	case AN_RUNTIME:
@@ -443,7 +421,10 @@ static int feed(void *ctx, const struct tpp_event *ev)
 	case AN_MIGRATE:
 	case AN_FORK:
 	case AN_EXEC:
+		return an_sched_feed(&m->sch, m->ty, ev);
 	case AN_EXIT:
+		if (m->pair && (rc = an_pair_feed_ti(m->pair, ev, ti)))
+			return rc;
 		return an_sched_feed(&m->sch, m->ty, ev);
 	case AN_BLK_INSERT:
 		return an_io_feed(&m->io, m->ty, ev);
@@ -461,6 +442,10 @@ static int feed(void *ctx, const struct tpp_event *ev)
 		return an_net_feed(&m->netw, m->ty, ev);
 	case AN_FENTRY:
 	case AN_FEXIT:
+	case AN_FUNWIND:
+	case AN_FRESUME:
+	case AN_UENTRY:
+	case AN_URET:
 		return on_func(m, s, ti, ev);
 	}
 	return 0;
@@ -522,60 +507,6 @@ uint64_t plot_nice_interval(uint64_t span, unsigned n, uint64_t min_ns)
 	return x < min_ns ? min_ns : x;
 }
 
-static void swap64(uint64_t *a, uint64_t *b)
-{
-	uint64_t t = *a;
-	*a = *b;
-	*b = t;
-}
-
-/* Hoare-style quickselect: linear on average, no full sort of millions. */
-static uint64_t select_k(uint64_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-	uint64_t seed = 0x9e3779b97f4a7c15ULL;
-	while (lo < hi) {
-		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-		uint64_t pivot = v[lo + (seed >> 33) % (hi - lo + 1)];
-		size_t i = lo, j = hi;
-		while (i <= j) {
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				swap64(&v[i], &v[j]);
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			break;
-	}
-	return v[k];
-}
-
-uint64_t plot_percentile(struct plot_vec *a, double p)
-{
-	if (!a->n)
-		return 0;
-	double r = p / 100.0 * (double)a->n;
-	size_t rank = (size_t)r;
-	if ((double)rank < r)
-		rank++;
-	if (rank < 1)
-		rank = 1;
-	if (rank > a->n)
-		rank = a->n;
-	return select_k(a->v, a->n, rank - 1);
-}
-
 int plot_model_scan(struct plot_model *m, struct tpp_reader *r, const char *path,
 		    const struct plot_opts *o)
 {
@@ -596,7 +527,6 @@ int plot_model_scan(struct plot_model *m, struct tpp_reader *r, const char *path
 	}
 	m->priv = s;
 	hmap_init(&s->blk.ix);
-	hmap_init(&s->stack_ix);
 	an_types_init(m->ty, r);
 	an_sched_init(&m->sch);
 	m->sch.on_run = sched_ran;
@@ -604,13 +534,26 @@ int plot_model_scan(struct plot_model *m, struct tpp_reader *r, const char *path
 	m->sch.cb_ctx = m;
 	an_io_init(&m->io);
 	an_net_init(&m->netw);
+	an_lat_init(&m->io_lat);
+	an_lat_init(&m->func_lat);
+	m->lat[PL_WAKEUP] = &m->sch.wakeup;
+	m->lat[PL_RUNQ] = &m->sch.runq;
+	m->lat[PL_IO] = &m->io_lat;
+	m->lat[PL_FUNC] = &m->func_lat;
 	for (size_t i = 0; i < TPP_MAX_TYPES; i++)
 		s->slot[i] = -1;
 	if (tpp_names_open(&m->names, r) < 0)
 		m->names = NULL; /* names only decorate; go on without */
+	int rc;
+	if ((m->ty->has[AN_FENTRY] || m->ty->has[AN_UENTRY]) &&
+	    ((rc = an_syms_open(&m->syms, m->names)) ||
+	     (rc = an_pair_open(&m->pair, m->ty, m->syms, m->names, &call_ops, m)))) {
+		snprintf(m->err, sizeof(m->err), "out of memory");
+		return rc;
+	}
 
 	struct an_run_stats st;
-	int rc = an_run(r, NULL, 1, feed, m, &st);
+	rc = an_run(r, NULL, 1, feed, m, &st);
 	m->damaged = st.damaged;
 	if (rc < 0) {
 		if (!m->err[0])
@@ -618,6 +561,8 @@ int plot_model_scan(struct plot_model *m, struct tpp_reader *r, const char *path
 				 rc == -ENOMEM ? "out of memory" : st.last_error[0] ? st.last_error : tpp_strerror(rc));
 		return rc;
 	}
+	if (m->pair)
+		an_pair_finish(m->pair);
 	/* the tasks still on a CPU ran at least until the last event */
 	if ((rc = an_sched_finish(&m->sch, m->t1))) {
 		if (!m->err[0])
@@ -635,15 +580,15 @@ void plot_model_free(struct plot_model *m)
 	struct scan *s = m->priv;
 	if (s) {
 		tsmap_free(&s->blk);
-		for (size_t i = 0; i < s->nstacks; i++)
-			free(s->stacks[i].f);
-		free(s->stacks);
-		hmap_free(&s->stack_ix);
 		free(s);
 		an_sched_free(&m->sch);
 		an_io_free(&m->io);
 		an_net_free(&m->netw);
+		an_lat_free(&m->io_lat);
+		an_lat_free(&m->func_lat);
 	}
+	an_pair_close(m->pair);
+	an_syms_close(m->syms);
 	free(m->ty);
 	for (size_t i = 0; i < m->ntypes; i++)
 		plot_vec_free(&m->types[i].per_bucket);
@@ -656,7 +601,6 @@ void plot_model_free(struct plot_model *m)
 		plot_vec_free(&m->lat_max[k]);
 		plot_vec_free(&m->lat_sum[k]);
 		plot_vec_free(&m->lat_cnt[k]);
-		plot_vec_free(&m->lat[k]);
 		plot_vec_free(&m->heat[k]);
 	}
 	for (int c = 0; c < m->ncpus; c++)

@@ -9,6 +9,7 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=${B:-$TOP/build}
+case $B in /*) ;; *) B=$PWD/$B ;; esac
 TRACEPP=${TRACEPP:-$B/tracepp}
 GEN=$B/bench/tpp-gen
 mode=${1:-}

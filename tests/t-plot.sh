@@ -247,4 +247,24 @@ test_expect 'bad input: unwritable output, unknown extension, type and metric: o
 	cat e1 e2 e3 e4 e5 e6
 '
 
+# The bundled uprobe trace: s-calls 100 with uprobes on leaf and loop, so
+# its truth is loop=1 leaf=100 (samples/src/s-calls.c's expect line).
+UP=$TOP/samples/traces/uprobe-calls.tpp
+test_expect 'plot pairs uprobe calls as latency does: 101 durations (loop=1 leaf=100), max = latency max; flame chart of those calls' '
+	"$TRACEPP" plot "$UP" --type=hist --metrics=func -o h.svg --data-only &&
+	"$TRACEPP" plot "$UP" --type=gantt --by=call -o g.svg --data-only --keep &&
+	"$TRACEPP" latency --format=json "$UP" >lat.json &&
+	python3 - lat.json h.hist.dat g.bars.dat <<-"PY"
+	import json, re, sys, collections
+	lat = {r["name"]: r for r in json.load(open(sys.argv[1])) if r["kind"] == "func"}
+	assert {k: v["count"] for k, v in lat.items()} == {"loop": 1, "leaf": 100}, lat
+	head = [l for l in open(sys.argv[2]) if l.startswith("# func ")][0]
+	f = dict(re.findall(r"(\w+)=(\d+)", head))
+	print(head.strip())
+	assert int(f["n"]) == 101 and int(f["max_ns"]) == max(v["max_ns"] for v in lat.values()), f
+	bars = collections.Counter(l.split()[5] for l in open(sys.argv[3]) if not l.startswith("#"))
+	assert bars == {"\"loop\"": 1, "\"leaf\"": 100}, bars
+	PY
+'
+
 test_done

@@ -341,7 +341,7 @@ static int w_any(const struct plot_model *m) { return m->nevents > 0; }
 static int w_lat(const struct plot_model *m)
 {
 	for (int k = 0; k < PL_NLAT; k++)
-		if (m->lat[k].n)
+		if (m->lat[k]->count)
 			return 1;
 	return 0;
 }
