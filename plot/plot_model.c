@@ -97,57 +97,11 @@ double plot_bin_hi(int bin)
 
 /* ------------------------------------------------------------- scanner */
 
-/* A map from a key to a timestamp, for requests in flight. */
-struct tsmap {
-	struct hmap ix;
-	struct plot_vec pool, freel;
-};
-
 struct scan {
-	struct tsmap blk;
 	size_t ncpu; /* CPUs m->cpu_busy has room for */
 	int cb_err;  /* an error in an_pair's callbacks, returned from the feed */
 	int32_t slot[TPP_MAX_TYPES]; /* type id -> index in m->types */
 };
-
-static int tsmap_put(struct tsmap *t, uint64_t key, uint64_t ts)
-{
-	uint32_t *v = hmap_get(&t->ix, key);
-	if (v) {
-		t->pool.v[*v] = ts;
-		return 0;
-	}
-	uint32_t slot;
-	if (t->freel.n) {
-		slot = (uint32_t)t->freel.v[--t->freel.n];
-		t->pool.v[slot] = ts;
-	} else {
-		slot = (uint32_t)t->pool.n;
-		if (plot_vec_push(&t->pool, ts))
-			return -ENOMEM;
-	}
-	return hmap_put(&t->ix, key, slot);
-}
-
-/* Removes key; returns its timestamp or 0 when absent. */
-static uint64_t tsmap_take(struct tsmap *t, uint64_t key)
-{
-	uint32_t *v = hmap_get(&t->ix, key);
-	if (!v)
-		return 0;
-	uint32_t slot = *v;
-	uint64_t ts = t->pool.v[slot];
-	hmap_del(&t->ix, key);
-	plot_vec_push(&t->freel, slot);
-	return ts;
-}
-
-static void tsmap_free(struct tsmap *t)
-{
-	hmap_free(&t->ix);
-	plot_vec_free(&t->pool);
-	plot_vec_free(&t->freel);
-}
 
 static int bucket(struct plot_model *m, uint64_t ts, size_t *b)
 {
@@ -274,18 +228,13 @@ static int sched_waited(void *ctx, const struct an_task *t, uint64_t ts, uint64_
 	return rc;
 }
 
-static uint64_t blk_key(const struct an_tinfo *ti, const struct tpp_event *ev)
+/* A completed request: its bucket's IOPS and bytes. Its latency comes
+ * from the IO analysis' own pairing (io_d2c). */
+static int on_block(struct plot_model *m, const struct an_tinfo *ti, const struct tpp_event *ev)
 {
-	return hmap_hash(an_u(ev, ti, R_DEV)) ^ an_u(ev, ti, R_SECTOR);
-}
-
-static int on_block(struct plot_model *m, struct scan *s, const struct an_tinfo *ti,
-		    const struct tpp_event *ev)
-{
-	uint64_t key = blk_key(ti, ev);
 	m->n_blk++;
 	if (ti->kind == AN_BLK_ISSUE)
-		return tsmap_put(&s->blk, key, ev->ts) ? -ENOMEM : 0;
+		return 0;
 	size_t b;
 	int rc = bucket(m, ev->ts, &b);
 	if (rc)
@@ -293,12 +242,14 @@ static int on_block(struct plot_model *m, struct scan *s, const struct an_tinfo 
 	uint64_t bytes = an_u(ev, ti, R_NSECT) * 512;
 	if (plot_vec_add(&m->iops, b, 1) || plot_vec_add(&m->io_bytes, b, bytes))
 		return -ENOMEM;
-	uint64_t t0 = tsmap_take(&s->blk, key);
-	if (t0 && ev->ts >= t0) {
-		an_lat_add(&m->io_lat, ev->ts - t0);
-		return lat_sample(m, PL_IO, ev->ts, ev->ts - t0);
-	}
 	return 0;
+}
+
+static int io_d2c(void *ctx, uint64_t ts, uint64_t ns)
+{
+	struct plot_model *m = ctx;
+	an_lat_add(&m->io_lat, ns);
+	return lat_sample(m, PL_IO, ts, ns);
 }
 
 static int on_net(struct plot_model *m, const struct an_tinfo *ti, const struct tpp_event *ev)
@@ -430,7 +381,7 @@ static int feed(void *ctx, const struct tpp_event *ev)
 		return an_io_feed(&m->io, m->ty, ev);
 	case AN_BLK_ISSUE:
 	case AN_BLK_COMPLETE:
-		if ((rc = on_block(m, s, ti, ev)))
+		if ((rc = on_block(m, ti, ev)))
 			return rc;
 		return an_io_feed(&m->io, m->ty, ev);
 	case AN_NET_QUEUE:
@@ -526,13 +477,14 @@ int plot_model_scan(struct plot_model *m, struct tpp_reader *r, const char *path
 		return -ENOMEM;
 	}
 	m->priv = s;
-	hmap_init(&s->blk.ix);
 	an_types_init(m->ty, r);
 	an_sched_init(&m->sch);
 	m->sch.on_run = sched_ran;
 	m->sch.on_wait = sched_waited;
 	m->sch.cb_ctx = m;
 	an_io_init(&m->io);
+	m->io.on_d2c = io_d2c;
+	m->io.cb_ctx = m;
 	an_net_init(&m->netw);
 	an_lat_init(&m->io_lat);
 	an_lat_init(&m->func_lat);
@@ -579,7 +531,6 @@ void plot_model_free(struct plot_model *m)
 {
 	struct scan *s = m->priv;
 	if (s) {
-		tsmap_free(&s->blk);
 		free(s);
 		an_sched_free(&m->sch);
 		an_io_free(&m->io);

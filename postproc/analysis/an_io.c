@@ -159,10 +159,14 @@ int an_io_feed(struct an_io *io, const struct an_types *ty, const struct tpp_eve
 	}
 	uint32_t idx = *ip;
 	r = &io->rq[idx];
-	if (r->issue_ts && ev->ts >= r->issue_ts)
+	int rc = 0;
+	if (r->issue_ts && ev->ts >= r->issue_ts) {
 		an_lat_add(&x->d2c, ev->ts - r->issue_ts);
-	else
+		if (io->on_d2c)
+			rc = io->on_d2c(io->cb_ctx, ev->ts, ev->ts - r->issue_ts);
+	} else {
 		io->unmatched++;
+	}
 	if (r->insert_ts && ev->ts >= r->insert_ts)
 		an_lat_add(&x->q2c, ev->ts - r->insert_ts);
 	if (r->dev_slot != UINT32_MAX)
@@ -170,5 +174,5 @@ int an_io_feed(struct an_io *io, const struct an_types *ty, const struct tpp_eve
 	hmap_del(&io->req, k);
 	r->next_free = io->free_rq;
 	io->free_rq = idx;
-	return 0;
+	return rc;
 }

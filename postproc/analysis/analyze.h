@@ -548,6 +548,11 @@ struct an_io {
 	uint32_t free_rq;
 	uint64_t unmatched; /* completions without issue */
 	uint64_t first_ts, last_ts;
+	/* Optional, set after init (plots): every device latency (issue ->
+	 * complete) as its completion at ts is fed, the value d2c takes. A
+	 * non-zero return is returned from an_io_feed. */
+	int (*on_d2c)(void *ctx, uint64_t ts, uint64_t ns);
+	void *cb_ctx;
 };
 int an_io_init(struct an_io *io);
 int an_io_feed(struct an_io *io, const struct an_types *ty, const struct tpp_event *ev);
