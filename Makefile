@@ -7,11 +7,11 @@ DESTDIR  ?=
 B        ?= build
 # libcbor: only the unit tests that hold the reader's own CBOR decoders to it
 # use it (the linker drops it from the rest).
-PKGS     := libcbor liblz4 libdw libelf libtracefs libtraceevent
+PKGS     := libcbor liblz4 libdw libelf libtraceevent
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 # Debian packages: to build, to run the tests, to plot, and the peers used by `make bench`.
-DEB_BUILD := gcc g++ make binutils pkg-config libcbor-dev liblz4-dev libdw-dev libelf-dev libbz2-dev libtracefs-dev libtraceevent-dev
+DEB_BUILD := gcc g++ make binutils pkg-config libcbor-dev liblz4-dev libdw-dev libelf-dev libbz2-dev libtraceevent-dev
 DEB_RUN   := gnuplot-nox
 DEB_TEST  := clang libclang-rt-14-dev uftrace linux-perf python3 iproute2 util-linux e2fsprogs strace bpftrace
 DEB_BENCH := trace-cmd linux-perf hyperfine lttng-tools babeltrace2 bpftrace valgrind
@@ -24,6 +24,10 @@ endif
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Iformat -Idecoders -Irecorder $(EXTRA_CFLAGS)
+# The one version of both programs and of the files they write: VERSION.
+TPP_VERSION := $(shell cat VERSION)
+CFLAGS   += -DTPP_VERSION='"$(TPP_VERSION)"'
+
 # tracepp's rooms (postproc/README.md says what each may include)
 TPP_INC  := -Ipostproc -Ipostproc/cmd -Ipostproc/analysis -Ipostproc/out -Ipostproc/script -Iplot -Iutil
 CFLAGS   += $(TPP_INC)
@@ -116,6 +120,8 @@ $(B)/tests/vals: $(B)/obj/postproc/out/vals.o
 $(B)/tests/an_lat: $(B)/obj/postproc/analysis/an_lat.o
 $(B)/tests/script_map: $(B)/obj/postproc/script/sc_map.o
 $(B)/tests/task_names: $(B)/obj/recorder/task_names.o
+# a new VERSION rebuilds what prints or writes it
+$(B)/obj/postproc/tracepp.o $(B)/obj/recorder/tracerec.o $(B)/obj/recorder/record_writer.o $(B)/obj/format/writer.o: VERSION
 
 # Sample workloads: plain, -pg and -finstrument-functions builds, -O0 so the
 # call trees stay as written.
@@ -187,7 +193,7 @@ demo: deps
 # one whose writer was killed) keep every part of a file in reach.
 fuzz: deps
 	@mkdir -p $(B)/fuzz
-	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -Iformat -Idecoders -Itests/unit \
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -DTPP_VERSION='"$(TPP_VERSION)"' -fsanitize=fuzzer,address,undefined -Iformat -Idecoders -Itests/unit \
 	  $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_reader tests/fuzz/fuzz_reader.c $(FORMAT_SRC) $(DECODE_SRC) $(PKG_LIBS) -lm
 	$(MAKE) $(B)/bench/tpp-gen
 	mkdir -p $(B)/fuzz/corpus && cp samples/traces/*.tpp $(B)/fuzz/corpus/

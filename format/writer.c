@@ -176,7 +176,7 @@ static int write_header(struct tpp_writer *w)
 	cbor_text(&b, "producer");
 	cbor_str(&b, w->o.producer ? w->o.producer : "tracepp");
 	cbor_text(&b, "producer_version");
-	cbor_str(&b, w->o.producer_version ? w->o.producer_version : "0.1");
+	cbor_str(&b, w->o.producer_version ? w->o.producer_version : TPP_VERSION);
 	cbor_text(&b, "hostname");
 	cbor_str(&b, host);
 	cbor_text(&b, "kernel");

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("tracepp 0.1 (format %d.%d)\n", TPP_MAJOR, TPP_MINOR);
+		printf("tracepp %s (format %d.%d)\n", TPP_VERSION, TPP_MAJOR, TPP_MINOR);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

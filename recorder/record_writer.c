@@ -34,7 +34,7 @@ int rec_open_writer(struct rec *r, int argc, char **argv)
 		.sz = sizeof(wo),
 		.max_file_bytes = r->o.max_bytes,
 		.producer = "tracerec",
-		.producer_version = "0.1",
+		.producer_version = TPP_VERSION,
 		.argc = argc,
 		.argv = argv,
 		.group_read = r->o.group,

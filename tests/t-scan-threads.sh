@@ -7,7 +7,7 @@
 # san: skip
 . "$(dirname "$0")/lib.sh"
 
-TSAN="cc -std=gnu11 -O1 -g -fsanitize=thread -D_GNU_SOURCE -I$TOP/format -I$TOP/decoders -I$TOP/tests/unit $(pkg-config --cflags libcbor liblz4)"
+TSAN="cc -std=gnu11 -O1 -g -fsanitize=thread -D_GNU_SOURCE -DTPP_VERSION=\"$(cat "$TOP/VERSION")\" -I$TOP/format -I$TOP/decoders -I$TOP/tests/unit $(pkg-config --cflags libcbor liblz4)"
 # The library is compiled once for both programs (TSan compiles slowly).
 lib() { [ -s "$_scratch/tsan.a" ] || (mkdir -p "$_scratch/tsan" && cd "$_scratch/tsan" &&
 	$TSAN -c "$TOP"/format/*.c "$TOP"/decoders/*.c && ar rcs "$_scratch/tsan.a" ./*.o); }

@@ -11,7 +11,7 @@ static const char usage_text[] =
 	"Per device and direction: completed requests, IOPS, bytes, device latency\n"
 	"(issue -> complete) percentiles, queue depth, from block_rq_* events.\n"
 	"  --format=text|json|csv   output format (default text)\n"
-	"  --time-range=START:END   only this window, times from the first event\n"
+	"  --time-range=FROM,TO     only this window (absolute ns, or 1.5s,2s from the start)\n"
 	"  --interval=DURATION      also a time line: one row per device, op and interval\n";
 
 struct io_run {

@@ -15,7 +15,7 @@ static const char usage_text[] =
 	"                           (needs -e sock:inet_sock_set_state,sock:sock_send_length,\n"
 	"                           sock:sock_recv_length when recording)\n"
 	"  --format=text|json|csv   output format (default text)\n"
-	"  --time-range=FROM,TO     only this window\n";
+	"  --time-range=FROM,TO     only this window (absolute ns, or 1.5s,2s from the start)\n";
 
 static int feed(void *ctx, const struct tpp_event *ev)
 {

@@ -15,7 +15,7 @@ static const char usage_text[] =
 	"was running or waiting before the first event, end = after the last (lower\n"
 	"bounds); gaps = switch-outs missing from the file (its runs end where inferred).\n"
 	"  --format=text|json|csv   output format (default text)\n"
-	"  --time-range=START:END   only this window, times from the first event\n"
+	"  --time-range=FROM,TO     only this window (absolute ns, or 1.5s,2s from the start)\n"
 	"  --tid=TID[,TID]          only these threads     --comm=NAME  only this task name\n"
 	"  --sort=oncpu|runq|switches|tid   row order (default oncpu)\n"
 	"  --idle                   include the idle tasks (tid 0)\n";
