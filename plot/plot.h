@@ -20,7 +20,13 @@
 #include <stdio.h>
 #include "tpp_decode.h"
 #include "hmap.h"
-#include "analyze.h"
+#include "an_types.h"
+#include "an_syms.h"
+#include "an_lat.h"
+#include "an_pair.h"
+#include "an_sched.h"
+#include "an_io.h"
+#include "an_net.h"
 
 /* Latency kinds: wakeup = sched_wakeup -> switched in; runq = runnable (woken
  * or preempted) -> switched in; io = block_rq_issue -> block_rq_complete;

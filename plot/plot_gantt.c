@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hmap.h"
 #include "plot.h"
+#include "an_sched.h"
 
 /* Above this many bars gnuplot gets slow and bars narrower than a pixel
  * vanish anyway: merge them to display resolution (PIXELS per axis). */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hmap.h"
 #include "plot.h"
 #include "utf8.h"
 

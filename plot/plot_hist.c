@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 #include "plot.h"
+#include "an_lat.h"
 
 int plot_pick_lat(const struct plot_model *m, const char *list, int *sel, char *err, size_t len)
 {

@@ -4,7 +4,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hmap.h"
 #include "plot.h"
+#include "an_types.h"
+#include "an_lat.h"
+#include "an_run.h"
+#include "an_pair.h"
+#include "an_sched.h"
+#include "an_io.h"
+#include "an_net.h"
 
 const char *const plot_lat_name[PL_NLAT] = {"wakeup", "runq", "io", "func"};
 const char *const plot_lat_title[PL_NLAT] = {"wakeup latency", "run-queue latency",

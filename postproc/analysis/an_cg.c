@@ -7,7 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze.h"
+#include "hmap.h"
+#include "an_cg.h"
+#include "an_types.h"
+#include "an_syms.h"
+#include "an_run.h"
+#include "an_pair.h"
 
 struct cg_run {
 	struct an_cg *cg;

@@ -7,7 +7,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "analyze.h"
+#include "hmap.h"
+#include "an_types.h"
+#include "an_grow.h"
+#include "an_net.h"
 
 enum { TCP_ESTABLISHED = 1, TCP_SYN_SENT = 2, TCP_CLOSE = 7, TCP_LISTEN = 10 };
 #define MSG_PEEK_FLAG 2 /* a peek returns bytes without consuming them */

@@ -1,10 +1,10 @@
-/* an_grow — see analyze.h. The array pointer is passed as void * and moved
+/* an_grow — see an_grow.h. The array pointer is passed as void * and moved
  * with memcpy, so one function serves arrays of any element type without
  * type-punning through void **. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze.h"
+#include "an_grow.h"
 
 int an_grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first)
 {

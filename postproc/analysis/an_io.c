@@ -6,7 +6,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze.h"
+#include "hmap.h"
+#include "an_io.h"
+#include "an_types.h"
+#include "an_lat.h"
+#include "an_grow.h"
 
 const char *const an_io_op_name[AN_IO_NOPS] = {"read", "write", "discard", "flush", "other"};
 

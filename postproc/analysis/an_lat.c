@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze.h"
+#include "an_lat.h"
 #include "hugemem.h"
 #include "spawn.h"
 

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze.h"
+#include "an_lost.h"
 
 static int cmp_lost(const void *a, const void *b)
 {

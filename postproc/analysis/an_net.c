@@ -5,7 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze.h"
+#include "hmap.h"
+#include "an_net.h"
+#include "an_types.h"
+#include "an_lat.h"
+#include "an_grow.h"
 
 int an_net_init(struct an_net *n)
 {

@@ -8,7 +8,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze.h"
+#include "hmap.h"
+#include "an_pair.h"
+#include "an_types.h"
+#include "an_syms.h"
+#include "an_run.h"
 
 struct an_pair {
 	struct an_pair_hot hot; /* last, entries, returns, calls */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "analyze.h"
+#include "an_run.h"
 
 uint64_t an_first_ts(const struct tpp_reader *r)
 {

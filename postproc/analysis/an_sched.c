@@ -23,7 +23,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze.h"
+#include "hmap.h"
+#include "an_sched.h"
+#include "an_types.h"
+#include "an_lat.h"
+#include "an_run.h"
+#include "an_grow.h"
 
 /* prev_state bits that mean "still runnable": none. The kernel reports a
  * preempted task as 0 (plus TASK_REPORT_MAX, 0x100, when preempted). */

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze.h"
+#include "hmap.h"
+#include "an_syms.h"
 
 struct an_syms {
 	const struct tpp_names *n;

@@ -1,6 +1,8 @@
 /* Event classification by tracefs name, and the field each analysis needs. */
 #include <string.h>
-#include "analyze.h"
+#include "an_types.h"
+#include "an_pair.h"
+#include "an_sched.h"
 
 static const struct {
 	const char *name;

@@ -6,6 +6,9 @@
 #include "an_cli.h"
 #include "cli.h"
 #include "losses.h"
+#include "an_types.h"
+#include "an_run.h"
+#include "an_pair.h"
 
 void acli_init(struct acli *c, const char *cmd)
 {

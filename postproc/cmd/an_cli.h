@@ -2,11 +2,13 @@
  * io, net) share: the common options (--format, --time-range, --tid,
  * --comm, --where), opening the file and its names with one clear error line, and the
  * closing warnings (damaged chunks, lost events). These print: they are the
- * CLI side of analyze.h. Time parsing follows postproc/cli.h. */
+ * CLI side of the analyses (postproc/analysis/an_*.h). Time parsing follows cli.h. */
 #ifndef TPP_AN_CLI_H
 #define TPP_AN_CLI_H
 #include <getopt.h>
-#include "analyze.h"
+#include "an_types.h"
+#include "an_run.h"
+#include "an_pair.h"
 #include "script.h"
 #include "table.h"
 

@@ -3,6 +3,8 @@
 #include <string.h>
 #include "cg_print.h"
 #include "esc.h"
+#include "an_syms.h"
+#include "an_cg.h"
 
 int cg_path(const struct an_cg *cg, uint32_t node, char *buf, size_t len, char sep, int json)
 {

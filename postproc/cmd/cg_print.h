@@ -5,7 +5,7 @@
 #ifndef TPP_CG_PRINT_H
 #define TPP_CG_PRINT_H
 #include <stdio.h>
-#include "analyze.h"
+#include "an_cg.h"
 
 /* The names from the root to node into buf, escaped by esc.h: a JSON array
  * of strings (json set), or text joined by sep. -ENOSPC if buf is short. */

@@ -7,6 +7,8 @@
 #include "an_cli.h"
 #include "commands.h"
 #include "cg_print.h"
+#include "an_syms.h"
+#include "an_cg.h"
 
 static const char usage_text[] =
 	"usage: tracepp callgraph [OPTIONS] FILE\n"

@@ -7,7 +7,8 @@
 #include <unistd.h>
 
 #include "an_dwarf.h"
-#include "analyze.h"
+#include "an_syms.h"
+#include "an_lost.h"
 #include "cli.h"
 #include "commands.h"
 #include "esc.h"

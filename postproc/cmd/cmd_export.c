@@ -27,11 +27,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "hmap.h"
 #include "an_cli.h"
 #include "commands.h"
 #include "out_fast.h"
 #include "replay.h"
 #include "cg_print.h"
+#include "an_types.h"
+#include "an_syms.h"
+#include "an_run.h"
+#include "an_pair.h"
+#include "an_cg.h"
+#include "an_sched.h"
 
 static const char usage_text[] =
 	"usage: tracepp export --format=chrome|folded [OPTIONS] FILE\n"

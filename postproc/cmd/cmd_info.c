@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "an_pair.h"
 #include "cli.h"
 #include "commands.h"
 #include "esc.h"

@@ -5,6 +5,10 @@
 #include <string.h>
 #include "an_cli.h"
 #include "commands.h"
+#include "an_types.h"
+#include "an_lat.h"
+#include "an_run.h"
+#include "an_io.h"
 
 static const char usage_text[] =
 	"usage: tracepp io [OPTIONS] FILE\n"

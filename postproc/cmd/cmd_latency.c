@@ -8,6 +8,14 @@
 #include <string.h>
 #include "an_cli.h"
 #include "commands.h"
+#include "an_types.h"
+#include "an_syms.h"
+#include "an_lat.h"
+#include "an_run.h"
+#include "an_pair.h"
+#include "an_sched.h"
+#include "an_io.h"
+#include "an_net.h"
 
 static const char usage_text[] =
 	"usage: tracepp latency [OPTIONS] FILE\n"

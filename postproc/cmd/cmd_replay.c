@@ -19,6 +19,12 @@
 #include "an_dwarf.h"
 #include "replay.h"
 #include "vals.h"
+#include "an_types.h"
+#include "an_syms.h"
+#include "an_run.h"
+#include "an_grow.h"
+#include "an_pair.h"
+#include "an_lost.h"
 
 static const char usage_text[] =
 	"usage: tracepp replay [OPTIONS] FILE\n"

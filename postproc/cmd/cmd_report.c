@@ -18,6 +18,12 @@
 #include "report_dir.h"
 #include "table.h"
 #include "utf8.h"
+#include "an_syms.h"
+#include "an_lat.h"
+#include "an_cg.h"
+#include "an_sched.h"
+#include "an_io.h"
+#include "an_net.h"
 
 /* HTML text from the file's bytes: markup escaped, control bytes dropped,
  * each byte that is not UTF-8 as U+FFFD, so the page is valid UTF-8. */

@@ -5,6 +5,9 @@
 #include "an_cli.h"
 #include "commands.h"
 #include "losses.h"
+#include "an_types.h"
+#include "an_run.h"
+#include "an_sched.h"
 
 static const char usage_text[] =
 	"usage: tracepp sched [OPTIONS] FILE\n"

@@ -18,6 +18,10 @@
 #include <string.h>
 #include "an_cli.h"
 #include "out_fast.h"
+#include "an_types.h"
+#include "an_syms.h"
+#include "an_pair.h"
+#include "an_lost.h"
 
 /* The first three index struct rp's ftail pieces. */
 enum lkind { L_ENTRY, L_EXIT, L_LEAF, L_EVENT, L_ORPHAN, L_SCHED_IN, L_LOST };

@@ -7,6 +7,9 @@
 #include "esc.h"
 #include "replay.h"
 #include "an_dwarf.h"
+#include "an_syms.h"
+#include "an_grow.h"
+#include "an_pair.h"
 
 static const char *const lkind_name[] = {"entry", "exit", "call", "event", "orphan", "sched_in", "lost"};
 

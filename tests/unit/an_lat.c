@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "tpp_test.h"
-#include "../../postproc/analysis/analyze.h"
+#include "../../postproc/analysis/an_lat.h"
 
 static uint64_t truth(uint64_t n, double p)
 {

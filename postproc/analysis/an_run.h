@@ -1,0 +1,51 @@
+/* an_run — the loop every analysis is fed by: the events of a file in global
+ * time order (or column runs), within a filter (time range, tasks, fields
+ * to decode, --where). The reader must outlive the loop.
+ * Errors: negative errno values (-ENOMEM, -EINVAL) or tpp_format.h codes;
+ * nothing here prints. A damaged chunk is counted and skipped, not an error.
+ */
+#ifndef TPP_AN_RUN_H
+#define TPP_AN_RUN_H
+#include <stdint.h>
+#include <stddef.h>
+#include "tpp_decode.h"
+
+struct an_run_stats {
+	uint64_t events, damaged;
+	uint64_t first_ts, last_ts;
+	char last_error[200];
+};
+
+/* What part of a file an analysis looks at. */
+struct an_filter {
+	uint64_t from_ts, to_ts; /* 0/0 = all */
+	const int32_t *tids;     /* NULL = all */
+	size_t ntids;
+	const char *comm;        /* NULL = all */
+	const uint32_t *want;    /* fields to decode per type, NULL = all */
+	/* an_run_cols: tpp_scan_opts.prep */
+	void (*prep)(void *ctx, struct tpp_slice *sl, void *state);
+	void *prep_ctx;
+	/* Optional (--where): an event keep() refuses never reaches the
+	 * analysis; keep_want is what it reads, added to want. Only an_run
+	 * asks it: an_run_cols returns -ENOTSUP, so callers read rows. */
+	int (*keep)(void *ctx, const struct tpp_event *ev);
+	void *keep_ctx;
+	const uint32_t *keep_want;
+};
+
+/* Calls fn for every event of r in time order within f's time range (f may
+ * be NULL), with a progress line on stderr when it is a terminal and
+ * show_progress is set. A damaged chunk is counted and skipped. fn returns
+ * 0 or a negative error, which stops the loop and is returned. */
+int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
+	   int (*fn)(void *ctx, const struct tpp_event *ev), void *ctx, struct an_run_stats *st);
+/* an_run for analyses that read columns (tpp_scan): fn gets the runs of
+ * each tpp_scan_runs call; threads as tpp_scan_opts.threads. -ENOTSUP,
+ * before any event, when the file or f->want does not suit a scan. */
+int an_run_cols(struct tpp_reader *r, const struct an_filter *f, int threads, int show_progress,
+		int (*fn)(void *ctx, const struct tpp_run *runs, int n), void *ctx, struct an_run_stats *st);
+/* First event timestamp in the file (from the chunk index), 0 if none. */
+uint64_t an_first_ts(const struct tpp_reader *r);
+uint64_t an_last_ts(const struct tpp_reader *r);
+#endif
