@@ -1,11 +1,13 @@
-/* plot — the series behind `tracepp plot` and `tracepp report`, and the
- * gnuplot plumbing that renders them.
+/* plot — the gnuplot rendering behind `tracepp plot` and `tracepp report`:
+ * a plot_model (numbers) into data files plus a gnuplot script, then images.
  *
- * One sorted pass over a trace (plot_model_scan) fills a plot_model with
- * everything the four diagrams need: per-bucket counts, per-CPU busy time,
- * latency samples, run intervals and one thread's calls. The writers
- * (plot_timeline.c, plot_hist.c, plot_heatmap.c, plot_gantt.c) turn a model
- * into data files plus a gnuplot script; plot_gp.c runs gnuplot on them.
+ * plot/ depends on no analysis: the commands fill the model
+ * (postproc/cmd/plot_scan.h runs the analyses and hands it their numbers:
+ * per-bucket counts, per-CPU busy time, latency summaries and heat maps,
+ * run intervals, tasks, one thread's calls). The writers (plot_timeline.c,
+ * plot_hist.c, plot_heatmap.c, plot_gantt.c) turn a model into data files
+ * plus a gnuplot script; plot_gp.c runs gnuplot on them. It reads the
+ * file's names and index (decoders/) only to label and size what it draws.
  *
  * Errors: functions return 0 or a negative errno value and leave a one-line
  * message in the model's or job's `err`; nothing here prints except
@@ -20,13 +22,6 @@
 #include <stdio.h>
 #include "tpp_decode.h"
 #include "hmap.h"
-#include "an_types.h"
-#include "an_syms.h"
-#include "an_lat.h"
-#include "an_pair.h"
-#include "an_sched.h"
-#include "an_io.h"
-#include "an_net.h"
 
 /* Latency kinds: wakeup = sched_wakeup -> switched in; runq = runnable (woken
  * or preempted) -> switched in; io = block_rq_issue -> block_rq_complete;
@@ -56,6 +51,16 @@ struct plot_call {
 	uint64_t start, end;
 	uint64_t addr;
 	uint32_t depth;
+};
+
+/* A latency distribution's summary: percentiles nearest rank. */
+struct plot_dist {
+	uint64_t count, max, p50, p99;
+};
+struct plot_task {
+	int32_t tid;
+	char comm[16];
+	uint64_t oncpu_ns;
 };
 
 struct plot_type_series {
@@ -102,43 +107,32 @@ struct plot_model {
 	struct plot_vec *cpu_busy;
 	size_t cpu_nbuckets;
 	uint64_t busy_total;
-	/* the latency distributions, under the analyses' memory bound
-	 * (an_lat): wakeup and runq are the scheduler analysis' own (sch),
-	 * io and func the model's (io_lat, func_lat) */
-	struct an_lat *lat[PL_NLAT];
-	struct an_lat io_lat, func_lat;
+	/* each latency kind's distribution, as the analyses summed it up */
+	struct plot_dist dist[PL_NLAT];
 
 	struct plot_bar *bars;
 	size_t nbars, bars_cap;
 	struct plot_call *calls_v;
 	size_t ncalls, calls_cap;
 
-	/* the analyses' own state machines, fed in the same pass, so the
-	 * plots and the report show the numbers `tracepp sched|io|net` print */
-	struct an_types *ty;
-	struct an_sched sch;
-	struct an_io io;
-	struct an_net netw;
-	/* calls are paired by the one pairing (an_pair: compiled-in and
-	 * uprobe events alike) */
-	struct an_syms *syms;
-	struct an_pair *pair;
+	/* the scheduler analysis' tasks (tid 0 included): names, on-CPU time */
+	struct plot_task *tasks;
+	size_t ntasks, tasks_cap;
+	struct hmap task_ix; /* tid -> index in tasks */
 
 	/* what the trace holds */
 	uint64_t n_switch, n_wakeup, n_blk, n_net, n_func;
 	uint64_t inferred; /* switches missing from the file, placed by inference */
 
 	char err[256];
-	void *priv; /* scanner state */
 };
 
-/* Reads the whole file in time order. Returns 0 or a negative error with
- * m->err set. Damaged chunks are skipped and counted in m->damaged. */
-int plot_model_scan(struct plot_model *m, struct tpp_reader *r, const char *path,
-		    const struct plot_opts *o);
+/* Releases what a model holds (its arrays, its names). */
 void plot_model_free(struct plot_model *m);
-/* The scheduler's record of tid, or NULL. */
-const struct an_task *plot_model_task(const struct plot_model *m, int32_t tid);
+/* Adds a task (comm copied): 0 or -ENOMEM. */
+int plot_model_add_task(struct plot_model *m, int32_t tid, const char *comm, uint64_t oncpu_ns);
+/* The task tid, or NULL. */
+const struct plot_task *plot_model_task(const struct plot_model *m, int32_t tid);
 /* Span of the event chunks from the chunk index, without decoding (0 when none). */
 uint64_t plot_index_span(struct tpp_reader *r);
 /* The thread stream with the most events, or 0. */

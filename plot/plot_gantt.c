@@ -7,7 +7,6 @@
 #include <string.h>
 #include "hmap.h"
 #include "plot.h"
-#include "an_sched.h"
 
 /* Above this many bars gnuplot gets slow and bars narrower than a pixel
  * vanish anyway: merge them to display resolution (PIXELS per axis). */
@@ -134,7 +133,7 @@ static size_t rank_calls(const struct plot_model *m, struct cmap *c, uint64_t to
 
 static const char *task_name(const struct plot_model *m, int32_t tid, char *buf, size_t len)
 {
-	const struct an_task *t = plot_model_task(m, tid);
+	const struct plot_task *t = plot_model_task(m, tid);
 	const char *c = t && t->comm[0] ? t->comm : m->names ? tpp_names_comm(m->names, tid) : NULL;
 	snprintf(buf, len, "%s/%d", c ? c : "?", tid);
 	return buf;
@@ -169,7 +168,7 @@ static void data_str(FILE *f, const char *s)
 
 static int cmp_task_oncpu(const void *a, const void *b)
 {
-	const struct an_task *x = *(const struct an_task *const *)a, *y = *(const struct an_task *const *)b;
+	const struct plot_task *x = *(const struct plot_task *const *)a, *y = *(const struct plot_task *const *)b;
 	return x->oncpu_ns < y->oncpu_ns ? 1 : x->oncpu_ns > y->oncpu_ns ? -1 : (x->tid > y->tid) - (x->tid < y->tid);
 }
 
@@ -197,7 +196,7 @@ int plot_gantt(struct plot_model *m, struct plot_job *j, const struct plot_req *
 	}
 
 	/* Tasks by CPU time: rows of --by task, legend, colour ranks. */
-	const struct an_task **top = malloc((m->sch.n + 1) * sizeof(*top));
+	const struct plot_task **top = malloc((m->ntasks + 1) * sizeof(*top));
 	size_t ntasks = 0, nrows = 0;
 	struct hmap rowof;
 	struct cmap cm;
@@ -207,9 +206,9 @@ int plot_gantt(struct plot_model *m, struct plot_job *j, const struct plot_req *
 	hmap_init(&cm.rank);
 	if (!top)
 		return -ENOMEM;
-	for (size_t i = 0; i < m->sch.n; i++)
-		if (m->sch.t[i].tid > 0 && m->sch.t[i].oncpu_ns)
-			top[ntasks++] = &m->sch.t[i];
+	for (size_t i = 0; i < m->ntasks; i++)
+		if (m->tasks[i].tid > 0 && m->tasks[i].oncpu_ns)
+			top[ntasks++] = &m->tasks[i];
 	qsort(top, ntasks, sizeof(*top), cmp_task_oncpu);
 	if (bytask) {
 		nrows = ntasks < 30 ? ntasks : 30;

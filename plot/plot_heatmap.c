@@ -84,7 +84,7 @@ static int lat_heat(struct plot_model *m, struct plot_job *j, const struct plot_
 				maxc = m->heat[k].v[i];
 		index[k] = npanels++;
 		fprintf(d, "%s# %s samples=%llu\n", index[k] ? "\n\n" : "", plot_lat_name[k],
-			(unsigned long long)m->lat[k]->count);
+			(unsigned long long)m->dist[k].count);
 		for (size_t b = 0; b < m->nbuckets; b++)
 			for (int l = 0; l < PLOT_NBINS; l++) {
 				size_t i = b * PLOT_NBINS + (size_t)l;

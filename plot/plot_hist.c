@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <string.h>
 #include "plot.h"
-#include "an_lat.h"
 
 int plot_pick_lat(const struct plot_model *m, const char *list, int *sel, char *err, size_t len)
 {
@@ -13,7 +12,7 @@ int plot_pick_lat(const struct plot_model *m, const char *list, int *sel, char *
 						   "function entry and return (func_entry/func_exit or uprobes)"};
 	int any = 0;
 	for (int k = 0; k < PL_NLAT; k++) {
-		sel[k] = !list && m->lat[k]->count > 0;
+		sel[k] = !list && m->dist[k].count > 0;
 		any |= sel[k];
 	}
 	if (!list) {
@@ -34,7 +33,7 @@ int plot_pick_lat(const struct plot_model *m, const char *list, int *sel, char *
 			snprintf(err, len, "unknown latency '%.*s' (known: wakeup runq io func)", (int)n, p);
 			return -EINVAL;
 		}
-		if (!m->lat[k]->count) {
+		if (!m->dist[k].count) {
 			snprintf(err, len, "%s has no %s samples: it needs %s events", m->path,
 				 plot_lat_title[k], needs[k]);
 			return -ENOENT;
@@ -70,12 +69,12 @@ int plot_hist(struct plot_model *m, struct plot_job *j, const struct plot_req *q
 		/* the bins are the heat map's rows summed: every sample is in one */
 		for (size_t i = 0; i < m->heat[k].n; i++)
 			cnt[i % PLOT_NBINS] += m->heat[k].v[i];
-		mx[k] = m->lat[k]->max;
-		p50[k] = an_lat_pct(m->lat[k], 50);
-		p99[k] = an_lat_pct(m->lat[k], 99);
+		mx[k] = m->dist[k].max;
+		p50[k] = m->dist[k].p50;
+		p99[k] = m->dist[k].p99;
 		index[k] = npanels++;
 		fprintf(d, "%s# %s n=%llu p50_ns=%llu p99_ns=%llu max_ns=%llu\n", index[k] ? "\n\n" : "",
-			plot_lat_name[k], (unsigned long long)m->lat[k]->count, (unsigned long long)p50[k],
+			plot_lat_name[k], (unsigned long long)m->dist[k].count, (unsigned long long)p50[k],
 			(unsigned long long)p99[k], (unsigned long long)mx[k]);
 		for (int b = 0; b < PLOT_NBINS; b++) {
 			if (!cnt[b])
@@ -112,7 +111,7 @@ int plot_hist(struct plot_model *m, struct plot_job *j, const struct plot_req *q
 		plot_fmt_ns(b, sizeof(b), (double)p99[k]);
 		plot_fmt_ns(c, sizeof(c), (double)mx[k]);
 		snprintf(t, sizeof(t), "%s: %llu samples, p50 %s, p99 %s, max %s", plot_lat_title[k],
-			 (unsigned long long)m->lat[k]->count, a, b, c);
+			 (unsigned long long)m->dist[k].count, a, b, c);
 		fprintf(f, "\nset title ");
 		plot_gp_str(f, t);
 		/* Bars start below 1 so single counts show on the log axis. */

@@ -36,7 +36,7 @@ static int has(const struct plot_model *m, int k)
 		return m->calls.n > 0;
 	case M_LATENCY:
 		for (int l = 0; l < PL_NLAT; l++)
-			if (m->lat[l]->count)
+			if (m->dist[l].count)
 				return 1;
 	}
 	return 0;
@@ -245,7 +245,7 @@ int plot_timeline(struct plot_model *m, struct plot_job *j, const struct plot_re
 			static const char *const col[PL_NLAT] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"};
 			int first = 1;
 			for (int l = 0; l < PL_NLAT; l++) {
-				if (!m->lat[l]->count)
+				if (!m->dist[l].count)
 					continue;
 				fprintf(f, "%s'%s' using 1:%d with steps lw 1.5 lc rgb '%s' title '%s max'",
 					first ? "" : ", ", datname, lat_col[l], col[l], plot_lat_name[l]);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include "cli.h"
 #include "commands.h"
-#include "plot.h"
+#include "plot_scan.h"
 #include "table.h"
 
 static const struct {
@@ -194,17 +194,17 @@ int cmd_plot(int argc, char **argv)
 	plot_trace_title(r, path, title, sizeof(title));
 	q.title = title;
 
-	struct plot_model m;
-	int rc = plot_model_scan(&m, r, path, &o);
+	struct plot_scan s;
+	int rc = plot_scan(&s, r, path, &o);
 	if (rc < 0) {
-		fprintf(stderr, "tracepp plot: %s\n", m.err);
-		plot_model_free(&m);
+		fprintf(stderr, "tracepp plot: %s\n", s.m.err);
+		plot_scan_free(&s);
 		tpp_r_close(r);
 		return 1;
 	}
-	cli_warn_damaged("plot", m.damaged + tpp_r_info(r)->damaged_chunks, tpp_r_error(r));
-	rc = plot_render(&m, ti, &q, out, keep, data_only, gp, errmsg, sizeof(errmsg));
-	plot_model_free(&m);
+	cli_warn_damaged("plot", s.m.damaged + tpp_r_info(r)->damaged_chunks, tpp_r_error(r));
+	rc = plot_render(&s.m, ti, &q, out, keep, data_only, gp, errmsg, sizeof(errmsg));
+	plot_scan_free(&s);
 	tpp_r_close(r);
 	if (rc) {
 		fprintf(stderr, "tracepp plot: %s\n", errmsg);

@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "losses.h"
-#include "plot.h"
+#include "plot_scan.h"
 #include "report_dir.h"
 #include "table.h"
 #include "utf8.h"
@@ -192,23 +192,24 @@ static void lat_row(FILE *f, const char *name, struct an_lat *l)
 	fputs("</tr>\n", f);
 }
 
-static void sched_table(FILE *f, struct plot_model *m)
+static void sched_table(FILE *f, struct plot_scan *s)
 {
+	const struct plot_model *m = &s->m;
 	if (!m->n_switch)
 		return;
 	fputs("<h2>Scheduler</h2>\n", f);
 	static const char *const hl[] = {"latency", "samples", "p50", "p99", "max", NULL};
 	th(f, hl);
-	lat_row(f, "wakeup -> running", &m->sch.wakeup);
-	lat_row(f, "runnable -> running", &m->sch.runq);
+	lat_row(f, "wakeup -> running", &s->sch.wakeup);
+	lat_row(f, "runnable -> running", &s->sch.runq);
 	fputs("</table>\n", f);
-	const struct an_task **t = malloc((m->sch.n + 1) * sizeof(*t));
+	const struct an_task **t = malloc((s->sch.n + 1) * sizeof(*t));
 	size_t n = 0;
 	if (!t)
 		return;
-	for (size_t i = 0; i < m->sch.n; i++)
-		if (m->sch.t[i].tid > 0)
-			t[n++] = &m->sch.t[i];
+	for (size_t i = 0; i < s->sch.n; i++)
+		if (s->sch.t[i].tid > 0)
+			t[n++] = &s->sch.t[i];
 	qsort(t, n, sizeof(*t), by_oncpu);
 	fprintf(f, "<h3>Tasks by CPU time (top %zu of %zu)</h3>\n", n < 20 ? n : 20, n);
 	static const char *const h[] = {"tid", "comm", "on-CPU", "switches", "voluntary", "involuntary",
@@ -236,16 +237,16 @@ static void sched_table(FILE *f, struct plot_model *m)
 	free(t);
 }
 
-static void io_table(FILE *f, struct plot_model *m)
+static void io_table(FILE *f, struct plot_scan *s)
 {
-	if (!m->io.n)
+	if (!s->io.n)
 		return;
 	fputs("<h2>Block I/O</h2>\n", f);
 	static const char *const h[] = {"device", "op", "requests", "bytes", "errors", "latency p50",
 					"latency p99", "latency max", "max queue depth", NULL};
 	th(f, h);
-	for (size_t i = 0; i < m->io.n; i++) {
-		struct an_iodev *d = &m->io.d[i];
+	for (size_t i = 0; i < s->io.n; i++) {
+		struct an_iodev *d = &s->io.d[i];
 		char dev[32];
 		snprintf(dev, sizeof(dev), "%u:%u", d->dev >> 20, d->dev & 0xfffff);
 		fputs("<tr>", f);
@@ -263,16 +264,16 @@ static void io_table(FILE *f, struct plot_model *m)
 	fputs("</table>\n", f);
 }
 
-static void net_table(FILE *f, struct plot_model *m)
+static void net_table(FILE *f, struct plot_scan *s)
 {
-	if (!m->netw.n)
+	if (!s->netw.n)
 		return;
 	fputs("<h2>Network</h2>\n", f);
 	static const char *const h[] = {"device", "tx packets", "tx bytes", "tx errors", "rx packets",
 					"rx bytes", NULL};
 	th(f, h);
-	for (size_t i = 0; i < m->netw.n; i++) {
-		struct an_netdev *d = &m->netw.d[i];
+	for (size_t i = 0; i < s->netw.n; i++) {
+		struct an_netdev *d = &s->netw.d[i];
 		fputs("<tr>", f);
 		td(f, d->name);
 		tdi(f, d->tx_packets);
@@ -347,7 +348,7 @@ static int w_any(const struct plot_model *m) { return m->nevents > 0; }
 static int w_lat(const struct plot_model *m)
 {
 	for (int k = 0; k < PL_NLAT; k++)
-		if (m->lat[k]->count)
+		if (m->dist[k].count)
 			return 1;
 	return 0;
 }
@@ -425,16 +426,17 @@ int cmd_report(int argc, char **argv)
 	}
 	struct plot_opts o = {.want_bars = 1, .call_tid = plot_busiest_thread(r)};
 	plot_default_opts(r, &o);
-	struct plot_model m;
-	if (plot_model_scan(&m, r, path, &o) < 0) {
-		fprintf(stderr, "tracepp report: %s\n", m.err);
-		plot_model_free(&m);
+	struct plot_scan s;
+	if (plot_scan(&s, r, path, &o) < 0) {
+		fprintf(stderr, "tracepp report: %s\n", s.m.err);
+		plot_scan_free(&s);
 		tpp_r_close(r);
 		fclose(f);
 		report_dir_abort(&rd);
 		return 1;
 	}
-	cli_warn_damaged("report", m.damaged + tpp_r_info(r)->damaged_chunks, tpp_r_error(r));
+	struct plot_model *m = &s.m;
+	cli_warn_damaged("report", m->damaged + tpp_r_info(r)->damaged_chunks, tpp_r_error(r));
 	char title[300];
 	plot_trace_title(r, path, title, sizeof(title));
 	struct plot_req q = {.title = title};
@@ -452,22 +454,22 @@ int cmd_report(int argc, char **argv)
 		fputs("<p class=note>gnuplot was not found, so the plots are not rendered. Their data and "
 		      "scripts are in the report directory: install gnuplot and run "
 		      "<code>gnuplot NAME.gp</code> there.</p>\n", f);
-	facts(f, &m, r, path);
-	sched_table(f, &m);
-	io_table(f, &m);
-	net_table(f, &m);
-	func_table(f, &m, r);
+	facts(f, m, r, path);
+	sched_table(f, &s);
+	io_table(f, &s);
+	net_table(f, &s);
+	func_table(f, m, r);
 
 	fputs("<h2>Plots</h2>\n", f);
 	int failed = 0, shown = 0;
 	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++) {
 		const struct figure *g = &figures[i];
-		if (!g->wanted(&m))
+		if (!g->wanted(m))
 			continue;
 		char out[4600];
 		snprintf(out, sizeof(out), "%s/%s.png", rd.path, g->file);
 		q.by = g->by;
-		if (plot_render(&m, plot_type_index(g->type), &q, out, 1, !gp, gp, errmsg, sizeof(errmsg))) {
+		if (plot_render(m, plot_type_index(g->type), &q, out, 1, !gp, gp, errmsg, sizeof(errmsg))) {
 			fprintf(stderr, "tracepp report: %s: %s\n", g->file, errmsg);
 			fprintf(f, "<p class=note>%s: not rendered: ", g->file);
 			esc(f, errmsg);
@@ -490,7 +492,7 @@ int cmd_report(int argc, char **argv)
 	if (!shown)
 		fputs("<p>The trace has no events to plot.</p>\n", f);
 	fprintf(f, "<p style=\"color:#888\">Generated by tracepp report.</p>\n</body></html>\n");
-	plot_model_free(&m);
+	plot_scan_free(&s);
 	tpp_r_close(r);
 	if (fclose(f)) {
 		fprintf(stderr, "tracepp report: writing %s/index.html: %s\n", rd.dir, strerror(errno));
