@@ -28,9 +28,19 @@ CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Iformat -Idecoders -
 TPP_VERSION := $(shell cat VERSION)
 CFLAGS   += -DTPP_VERSION='"$(TPP_VERSION)"'
 
-# tracepp's rooms (postproc/README.md says what each may include)
-TPP_INC  := -Ipostproc -Ipostproc/cmd -Ipostproc/analysis -Ipostproc/out -Ipostproc/script -Iplot -Iutil
-CFLAGS   += $(TPP_INC)
+# tracepp's rooms: each compiles with the include path postproc/README.md
+# allows it, so a header of another room is not found
+# (tests/layers.py checks the rest: no include by path, no import loop).
+ROOM_INC_util     := -Iutil
+ROOM_INC_analysis := -Ipostproc/analysis -Iutil
+ROOM_INC_out      := -Ipostproc/out -Iutil
+ROOM_INC_script   := -Ipostproc/script -Ipostproc/out -Iutil
+ROOM_INC_plot     := -Iplot -Iutil
+ROOM_INC_cmd      := -Ipostproc/cmd -Ipostproc/analysis -Ipostproc/out -Ipostproc/script -Iplot -Iutil
+ROOM_INC_postproc := -Ipostproc/cmd
+# unit tests and benchmarks reach into any room they test
+ROOM_INC_all      := -Ipostproc -Ipostproc/cmd -Ipostproc/analysis -Ipostproc/out -Ipostproc/script -Iplot -Iutil
+ROOM_INC = $(ROOM_INC_all)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LDLIBS   += $(PKG_LIBS) -lpthread -lm
@@ -54,7 +64,9 @@ LDFLAGS  += $(EXTRA_LDFLAGS)
 
 FORMAT_SRC  := $(wildcard format/*.c)
 DECODE_SRC  := $(wildcard decoders/*.c)
-POSTPROC_SRC:= $(wildcard postproc/*.c postproc/*/*.c plot/*.c util/*.c)
+ANALYSIS_SRC:= $(wildcard postproc/analysis/*.c)
+UTIL_SRC    := $(wildcard util/*.c)
+POSTPROC_SRC:= $(filter-out $(ANALYSIS_SRC),$(wildcard postproc/*.c postproc/*/*.c plot/*.c))
 REC_SRC     := $(wildcard recorder/*.c)
 RT_SRC      := $(wildcard recorder/rt/*.c)
 BENCH_SRC   := $(wildcard bench/*.c)
@@ -65,6 +77,8 @@ SAMPLE_CXX  := $(wildcard samples/src/*.cc)
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 LIBFORMAT := $(B)/libtppformat.a
 LIBDECODE := $(B)/libtppdecode.a
+LIBANALYZE:= $(B)/libtppanalyze.a
+LIBUTIL   := $(B)/libtpputil.a
 TRACEPP   := $(B)/tracepp
 TRACEREC  := $(B)/tracerec
 LIBRT     := $(B)/libtpprt.so
@@ -78,7 +92,7 @@ ORACLE    := $(foreach s,$(notdir $(basename $(ORACLE_C) $(ORACLE_CXX))),$(forea
 SAMPLES   := $(foreach s,$(patsubst samples/src/%.c,%,$(SAMPLE_SRC)),$(B)/samples/$(s) $(B)/samples/$(s)-pg $(B)/samples/$(s)-fi) \
              $(foreach s,$(patsubst samples/src/%.cc,%,$(SAMPLE_CXX)),$(B)/samples/$(s) $(B)/samples/$(s)-pg $(B)/samples/$(s)-fi)
 
-.PHONY: all deps check check-fast check-san bench demo fuzz install clean samples oracle
+.PHONY: all deps check check-fast check-layers check-san bench demo fuzz install clean samples oracle
 # The recorder and runtime are built once their sources exist. The oracle
 # programs are only recorded by the plain build's tests.
 all: $(TRACEPP) $(if $(REC_SRC),$(TRACEREC)) $(if $(RT_SRC),$(LIBRT)) $(BENCH_BIN) $(UNIT_BIN) samples \
@@ -88,14 +102,26 @@ samples: $(SAMPLES)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CFLAGS) $(ROOM_INC) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+$(B)/obj/util/%.o: ROOM_INC = $(ROOM_INC_util)
+$(B)/obj/postproc/analysis/%.o: ROOM_INC = $(ROOM_INC_analysis)
+$(B)/obj/postproc/out/%.o: ROOM_INC = $(ROOM_INC_out)
+$(B)/obj/postproc/script/%.o: ROOM_INC = $(ROOM_INC_script)
+$(B)/obj/postproc/cmd/%.o: ROOM_INC = $(ROOM_INC_cmd)
+$(B)/obj/plot/%.o: ROOM_INC = $(ROOM_INC_plot)
+$(B)/obj/postproc/tracepp.o: ROOM_INC = $(ROOM_INC_postproc)
 
 $(LIBFORMAT): $(call obj,$(FORMAT_SRC))
 	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
 $(LIBDECODE): $(call obj,$(DECODE_SRC))
 	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+# the analyses, a library: tracepp's commands and unit tests link it
+$(LIBANALYZE): $(call obj,$(ANALYSIS_SRC))
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+$(LIBUTIL): $(call obj,$(UTIL_SRC))
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
 
-$(TRACEPP): $(call obj,$(POSTPROC_SRC)) $(LIBDECODE) $(LIBFORMAT)
+$(TRACEPP): $(call obj,$(POSTPROC_SRC)) $(LIBANALYZE) $(LIBDECODE) $(LIBUTIL) $(LIBFORMAT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(TPP_LIBS)
 $(TRACEREC): $(call obj,$(REC_SRC)) $(LIBFORMAT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -111,7 +137,7 @@ $(LIBRT): $(RT_SRC) $(wildcard recorder/rt/*.h) $(wildcard recorder/*.h)
 $(B)/bench/%: $(B)/obj/bench/%.o $(LIBDECODE) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBDECODE) $(LIBFORMAT)
+$(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBANALYZE) $(LIBDECODE) $(LIBUTIL) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 # a unit test of a piece of tracepp links that piece
@@ -177,6 +203,10 @@ check: deps
 
 check-fast: all
 	TPP_NO_SAN=1 tests/run.sh
+
+# the rooms' include rules (postproc/README.md), also run by tests/t-layers.sh
+check-layers:
+	python3 tests/layers.py .
 
 bench: 
 	$(MAKE) deps DEPS_EXTRA="$(DEB_BENCH)"

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# The shape of tracepp (issue 16): one version for both programs and the
-# files they write; every option the help of a command advertises is taken
-# by its parser. Nothing here records: milliseconds.
+# The shape of tracepp (issue 16): the rooms include only what
+# postproc/README.md allows (tests/layers.py), one version for both programs
+# and the files they write; every option the help of a command advertises is
+# taken by its parser. Nothing here records: milliseconds.
 . "$(dirname "$0")/lib.sh"
 DEMO=$TOP/samples/traces/demo.tpp
+
+test_expect 'every room includes only what postproc/README.md allows, no header by path, no import loop' '
+	python3 "$TOP/tests/layers.py" "$TOP"
+'
 
 test_expect 'one version (VERSION): tracepp --version, tracerec --version and the producer of a written file' '
 	v=$(cat "$TOP/VERSION") && echo "VERSION=$v" && [ -n "$v" ] &&
