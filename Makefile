@@ -146,6 +146,8 @@ $(B)/tests/vals: $(B)/obj/postproc/out/vals.o
 $(B)/tests/an_lat: $(B)/obj/postproc/analysis/an_lat.o
 $(B)/tests/script_map: $(B)/obj/postproc/script/sc_map.o
 $(B)/tests/task_names: $(B)/obj/recorder/task_names.o
+# an_syms demangles C++ names with the C++ ABI's own demangler
+$(B)/tests/an_pair: LDLIBS += -lsupc++
 # a new VERSION rebuilds what prints or writes it
 $(B)/obj/postproc/tracepp.o $(B)/obj/recorder/tracerec.o $(B)/obj/recorder/record_writer.o $(B)/obj/format/writer.o: VERSION
 
