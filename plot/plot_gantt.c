@@ -172,15 +172,50 @@ static int cmp_task_oncpu(const void *a, const void *b)
 	return x->oncpu_ns < y->oncpu_ns ? 1 : x->oncpu_ns > y->oncpu_ns ? -1 : (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-int plot_gantt(struct plot_model *m, struct plot_job *j, const struct plot_req *q)
+/* One Gantt chart being written: what plot_gantt's steps share. */
+struct gantt {
+	struct plot_model *m;
+	struct plot_job *j;
+	const struct plot_req *q;
+	const char *by;
+	int bycall, bytask;
+	const struct plot_task **top; /* tasks by CPU time */
+	size_t ntasks, nrows;
+	struct hmap rowof;            /* --by task: tid -> row */
+	struct cmap cm;
+	uint64_t topf[16];            /* --by call: functions by time */
+	size_t ntopf;
+	struct gbar *v;
+	size_t nb, nexact;
+	uint64_t exact_total, lo, hi, span;
+	int maxrow, nlabels;
+	double unit;
+	const char *datname, *lblname;
+	char buf[256];
+};
+
+/* Seconds (ms for a flame chart) since the trace start. */
+static double gx(const struct gantt *g, uint64_t ts)
 {
-	const char *by = q->by ? q->by : "cpu";
-	int bycall = !strcmp(by, "call"), bytask = !strcmp(by, "task");
-	if (!bycall && !bytask && strcmp(by, "cpu")) {
-		snprintf(j->err, sizeof(j->err), "gantt: unknown --by '%s' (use cpu, task or call)", by);
+	return (double)(ts - g->m->t0) / g->unit;
+}
+
+static const char *bar_name(struct gantt *g, const struct gbar *b)
+{
+	return g->bycall ? call_name(g->m, b->key, g->buf, sizeof(g->buf))
+			 : task_name(g->m, b->tid, g->buf, sizeof(g->buf));
+}
+
+/* The model holds what the chart needs, else -ENOENT/-EINVAL with why. */
+static int gantt_check(struct gantt *g)
+{
+	struct plot_model *m = g->m;
+	struct plot_job *j = g->j;
+	if (!g->bycall && !g->bytask && strcmp(g->by, "cpu")) {
+		snprintf(j->err, sizeof(j->err), "gantt: unknown --by '%s' (use cpu, task or call)", g->by);
 		return -EINVAL;
 	}
-	if (bycall && !m->ncalls) {
+	if (g->bycall && !m->ncalls) {
 		if (!m->n_func)
 			snprintf(j->err, sizeof(j->err),
 				 "%s has no func_entry/func_exit events: --by call needs a function trace", m->path);
@@ -189,194 +224,202 @@ int plot_gantt(struct plot_model *m, struct plot_job *j, const struct plot_req *
 				 m->o.call_tid);
 		return -ENOENT;
 	}
-	if (!bycall && !m->nbars) {
+	if (!g->bycall && !m->nbars) {
 		snprintf(j->err, sizeof(j->err), "%s has no %s: the Gantt chart needs a scheduler trace",
 			 m->path, m->n_switch ? "complete run intervals" : "sched_switch events");
 		return -ENOENT;
 	}
+	return 0;
+}
 
-	/* Tasks by CPU time: rows of --by task, legend, colour ranks. */
-	const struct plot_task **top = malloc((m->ntasks + 1) * sizeof(*top));
-	size_t ntasks = 0, nrows = 0;
-	struct hmap rowof;
-	struct cmap cm;
-	uint64_t topf[16];
-	size_t ntopf = 0;
-	hmap_init(&rowof);
-	hmap_init(&cm.rank);
-	if (!top)
+/* Tasks by CPU time: rows of --by task, legend, colour ranks. */
+static int gantt_rank(struct gantt *g)
+{
+	struct plot_model *m = g->m;
+	g->top = malloc((m->ntasks + 1) * sizeof(*g->top));
+	if (!g->top)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->ntasks; i++)
 		if (m->tasks[i].tid > 0 && m->tasks[i].oncpu_ns)
-			top[ntasks++] = &m->tasks[i];
-	qsort(top, ntasks, sizeof(*top), cmp_task_oncpu);
-	if (bytask) {
-		nrows = ntasks < 30 ? ntasks : 30;
-		for (size_t i = 0; i < nrows; i++)
-			hmap_put(&rowof, (uint32_t)top[i]->tid, (uint32_t)i);
+			g->top[g->ntasks++] = &m->tasks[i];
+	qsort(g->top, g->ntasks, sizeof(*g->top), cmp_task_oncpu);
+	if (g->bytask) {
+		g->nrows = g->ntasks < 30 ? g->ntasks : 30;
+		for (size_t i = 0; i < g->nrows; i++)
+			hmap_put(&g->rowof, (uint32_t)g->top[i]->tid, (uint32_t)i);
 	}
-	if (bycall)
-		ntopf = rank_calls(m, &cm, topf);
+	if (g->bycall)
+		g->ntopf = rank_calls(m, &g->cm, g->topf);
 	else
-		for (size_t i = 0; i < ntasks && i < 64; i++)
-			hmap_put(&cm.rank, (uint64_t)top[i]->tid, (uint32_t)i);
-	size_t n = bycall ? m->ncalls : m->nbars, nb = 0;
-	struct gbar *v = malloc((n ? n : 1) * sizeof(*v));
-	if (!v) {
-		free(top);
-		hmap_free(&cm.rank);
+		for (size_t i = 0; i < g->ntasks && i < 64; i++)
+			hmap_put(&g->cm.rank, (uint64_t)g->top[i]->tid, (uint32_t)i);
+	return 0;
+}
+
+/* The bars in time order (merged to display resolution past
+ * MAX_EXACT_BARS unless exact), and the time range they span. */
+static int gantt_bars(struct gantt *g)
+{
+	struct plot_model *m = g->m;
+	size_t n = g->bycall ? m->ncalls : m->nbars;
+	g->v = malloc((n ? n : 1) * sizeof(*g->v));
+	if (!g->v)
 		return -ENOMEM;
-	}
-	uint64_t exact_total = 0;
-	int maxrow = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct gbar g;
-		if (bycall) {
+		struct gbar b;
+		if (g->bycall) {
 			const struct plot_call *c = &m->calls_v[i];
-			g = (struct gbar){c->start, c->end, (int32_t)c->depth, (int32_t)i, c->addr};
+			b = (struct gbar){c->start, c->end, (int32_t)c->depth, (int32_t)i, c->addr};
 		} else {
-			const struct plot_bar *b = &m->bars[i];
-			g = (struct gbar){b->start, b->end, b->cpu, b->tid, (uint64_t)b->tid};
-			if (bytask) {
-				uint32_t *r = hmap_get(&rowof, (uint32_t)b->tid);
+			const struct plot_bar *pb = &m->bars[i];
+			b = (struct gbar){pb->start, pb->end, pb->cpu, pb->tid, (uint64_t)pb->tid};
+			if (g->bytask) {
+				uint32_t *r = hmap_get(&g->rowof, (uint32_t)pb->tid);
 				if (!r)
 					continue;
-				g.row = (int32_t)*r;
+				b.row = (int32_t)*r;
 			}
 		}
-		exact_total += g.end - g.start;
-		if (g.row > maxrow)
-			maxrow = g.row;
-		v[nb++] = g;
+		g->exact_total += b.end - b.start;
+		if (b.row > g->maxrow)
+			g->maxrow = b.row;
+		g->v[g->nb++] = b;
 	}
-	hmap_free(&rowof);
-	qsort(v, nb, sizeof(*v), cmp_gbar);
-	size_t nexact = nb;
+	qsort(g->v, g->nb, sizeof(*g->v), cmp_gbar);
+	g->nexact = g->nb;
 	/* A flame chart spans one thread's calls, often microseconds: its own
 	 * range, in ms. Run charts span the trace, in s. */
-	uint64_t lo = m->t0, hi = m->t1;
-	if (bycall && nb) {
-		lo = UINT64_MAX, hi = 0;
-		for (size_t i = 0; i < nb; i++) {
-			lo = v[i].start < lo ? v[i].start : lo;
-			hi = v[i].end > hi ? v[i].end : hi;
+	g->lo = m->t0, g->hi = m->t1;
+	if (g->bycall && g->nb) {
+		g->lo = UINT64_MAX, g->hi = 0;
+		for (size_t i = 0; i < g->nb; i++) {
+			g->lo = g->v[i].start < g->lo ? g->v[i].start : g->lo;
+			g->hi = g->v[i].end > g->hi ? g->v[i].end : g->hi;
 		}
 	}
-	uint64_t span = hi > lo ? hi - lo : 1;
-	double unit = bycall ? 1e6 : 1e9;
-#define X(ts) ((double)((ts) - m->t0) / unit)
-	if (nb > MAX_EXACT_BARS && !q->exact)
-		nb = merge(v, nb, span / PIXELS ? span / PIXELS : 1);
+	g->span = g->hi > g->lo ? g->hi - g->lo : 1;
+	g->unit = g->bycall ? 1e6 : 1e9;
+	if (g->nb > MAX_EXACT_BARS && !g->q->exact)
+		g->nb = merge(g->v, g->nb, g->span / PIXELS ? g->span / PIXELS : 1);
+	return 0;
+}
 
-	const char *datname, *lblname;
-	FILE *d = plot_job_file(j, "bars.dat", &datname);
-	if (!d) {
-		free(v);
-		free(top);
-		hmap_free(&cm.rank);
+static int gantt_write_bars(struct gantt *g)
+{
+	FILE *d = plot_job_file(g->j, "bars.dat", &g->datname);
+	if (!d)
 		return -EIO;
-	}
-	char buf[256];
-	fprintf(d, "# tracepp plot gantt --by %s of %s\n# time origin t0_ns=%llu (CLOCK_MONOTONIC)\n", by,
-		m->path, (unsigned long long)m->t0);
-	if (nb != nexact)
-		fprintf(d, "# merged to display resolution: %zu bars drawn for %zu intervals\n", nb, nexact);
+	fprintf(d, "# tracepp plot gantt --by %s of %s\n# time origin t0_ns=%llu (CLOCK_MONOTONIC)\n", g->by,
+		g->m->path, (unsigned long long)g->m->t0);
+	if (g->nb != g->nexact)
+		fprintf(d, "# merged to display resolution: %zu bars drawn for %zu intervals\n", g->nb, g->nexact);
 	fprintf(d, "# total bar time of the intervals: %llu ns\n"
 		   "# 1:start_%s 2:end_%s 3:row 4:rgb 5:%s 6:name\n",
-		(unsigned long long)exact_total, bycall ? "ms" : "s", bycall ? "ms" : "s",
-		bycall ? "depth" : "tid");
-	for (size_t i = 0; i < nb; i++) {
-		const struct gbar *g = &v[i];
-		fprintf(d, "%.9f %.9f %d %u %d ", X(g->start), X(g->end), g->row, colour(&cm, g->key),
-			bycall ? g->row : g->tid);
-		data_str(d, bycall ? call_name(m, g->key, buf, sizeof(buf)) : task_name(m, g->tid, buf, sizeof(buf)));
+		(unsigned long long)g->exact_total, g->bycall ? "ms" : "s", g->bycall ? "ms" : "s",
+		g->bycall ? "depth" : "tid");
+	for (size_t i = 0; i < g->nb; i++) {
+		const struct gbar *b = &g->v[i];
+		fprintf(d, "%.9f %.9f %d %u %d ", gx(g, b->start), gx(g, b->end), b->row, colour(&g->cm, b->key),
+			g->bycall ? b->row : b->tid);
+		data_str(d, bar_name(g, b));
 		fputc('\n', d);
 	}
-	if (plot_data_close(j, d, datname)) {
-		free(v);
-		free(top);
-		hmap_free(&cm.rank);
+	return plot_data_close(g->j, d, g->datname) ? -EIO : 0;
+}
+
+/* Labels: the names of the longest bars, where the name fits and does not
+ * run into a neighbour's. Reorders g->v. */
+static int gantt_write_labels(struct gantt *g)
+{
+	FILE *l = plot_job_file(g->j, "labels.dat", &g->lblname);
+	if (!l)
 		return -EIO;
-	}
-	/* Labels: the longest bars, where the name fits. */
-	FILE *l = plot_job_file(j, "labels.dat", &lblname);
-	if (!l) {
-		free(v);
-		free(top);
-		hmap_free(&cm.rank);
-		return -EIO;
-	}
-	qsort(v, nb, sizeof(*v), cmp_len_desc);
+	qsort(g->v, g->nb, sizeof(*g->v), cmp_len_desc);
 	fprintf(l, "# names of the longest bars: 1:x (as in bars.dat) 2:row 3:name\n");
-	int nlabels = 0;
 	struct {
 		int32_t row;
 		double lo, hi; /* extent of the text, ns */
 	} placed[64];
-	double ns_per_char = (double)span / 1100 * 7; /* ~7 px a character, 1100 px of plot */
-	for (size_t i = 0; i < nb && nlabels < (bycall ? 40 : NLABELS) && nlabels < 64; i++) {
-		uint64_t len = v[i].end - v[i].start;
+	double ns_per_char = (double)g->span / 1100 * 7; /* ~7 px a character, 1100 px of plot */
+	for (size_t i = 0; i < g->nb && g->nlabels < (g->bycall ? 40 : NLABELS) && g->nlabels < 64; i++) {
+		const struct gbar *b = &g->v[i];
+		uint64_t len = b->end - b->start;
 		size_t fit = (size_t)((double)len / ns_per_char);
-		const char *name = bycall ? call_name(m, v[i].key, buf, sizeof(buf))
-					  : task_name(m, v[i].tid, buf, sizeof(buf));
-		if (strlen(name) > fit && !bycall) {
+		const char *name = bar_name(g, b);
+		if (strlen(name) > fit && !g->bycall) {
 			/* Drop the tid rather than cut it: a cut tid is another tid. */
-			char *slash = strrchr(buf, '/');
+			char *slash = strrchr(g->buf, '/');
 			if (slash)
 				*slash = 0;
 		}
 		if (strlen(name) > fit) {
 			if (fit < 5)
 				continue; /* a stub of a name says nothing */
-			strcpy(buf + fit - 2, "..");
-			name = buf;
+			strcpy(g->buf + fit - 2, "..");
+			name = g->buf;
 		}
 		/* Texts of neighbouring long bars must not run into each other. */
-		double mid = (double)(v[i].start - lo) + (double)len / 2, half = strlen(name) * ns_per_char / 2 + ns_per_char;
+		double mid = (double)(b->start - g->lo) + (double)len / 2, half = strlen(name) * ns_per_char / 2 + ns_per_char;
 		int clash = 0;
-		for (int k = 0; k < nlabels && !clash; k++)
-			clash = placed[k].row == v[i].row && mid - half < placed[k].hi && mid + half > placed[k].lo;
+		for (int k = 0; k < g->nlabels && !clash; k++)
+			clash = placed[k].row == b->row && mid - half < placed[k].hi && mid + half > placed[k].lo;
 		if (clash)
 			continue;
-		placed[nlabels].row = v[i].row;
-		placed[nlabels].lo = mid - half;
-		placed[nlabels].hi = mid + half;
-		fprintf(l, "%.9f %d ", X(v[i].start + len / 2), v[i].row);
+		placed[g->nlabels].row = b->row;
+		placed[g->nlabels].lo = mid - half;
+		placed[g->nlabels].hi = mid + half;
+		fprintf(l, "%.9f %d ", gx(g, b->start + len / 2), b->row);
 		data_str(l, name);
 		fputc('\n', l);
-		nlabels++;
+		g->nlabels++;
 	}
 	fclose(l);
+	return 0;
+}
 
-	FILE *f = plot_job_file(j, "gp", NULL);
-	if (!f) {
-		free(v);
-		free(top);
-		hmap_free(&cm.rank);
-		return -EIO;
+/* The legend: the functions with the most time in the thread (short calls
+ * are too narrow for a label), or the busiest tasks, by their colours. */
+static void gantt_legend(struct gantt *g, FILE *f)
+{
+	for (size_t i = 0; g->bycall && i < g->ntopf && i < NLEGEND; i++) {
+		fprintf(f, ", \\\n     NaN with boxes fc rgb '#%06x' title ", colour(&g->cm, g->topf[i]));
+		plot_gp_str(f, call_name(g->m, g->topf[i], g->buf, sizeof(g->buf)));
 	}
-	int rows = bycall ? maxrow + 1 : bytask ? (int)nrows : m->ncpus;
+	for (size_t i = 0; !g->bycall && i < g->ntasks && i < NLEGEND; i++) {
+		fprintf(f, ", \\\n     NaN with boxes fc rgb '#%06x' title ",
+			colour(&g->cm, (uint64_t)g->top[i]->tid));
+		plot_gp_str(f, task_name(g->m, g->top[i]->tid, g->buf, sizeof(g->buf)));
+	}
+}
+
+static int gantt_write_script(struct gantt *g)
+{
+	struct plot_model *m = g->m;
+	FILE *f = plot_job_file(g->j, "gp", NULL);
+	if (!f)
+		return -EIO;
+	int rows = g->bycall ? g->maxrow + 1 : g->bytask ? (int)g->nrows : m->ncpus;
 	int h = 170 + 34 * rows;
-	plot_gp_prologue(f, j, h < 360 ? 360 : h > 1800 ? 1800 : h);
+	plot_gp_prologue(f, g->j, h < 360 ? 360 : h > 1800 ? 1800 : h);
 	char title[600];
-	if (bycall)
-		snprintf(title, sizeof(title), "%s: calls of thread %s (flame chart)", q->title,
-			 task_name(m, m->o.call_tid, buf, sizeof(buf)));
+	if (g->bycall)
+		snprintf(title, sizeof(title), "%s: calls of thread %s (flame chart)", g->q->title,
+			 task_name(m, m->o.call_tid, g->buf, sizeof(g->buf)));
 	else
-		snprintf(title, sizeof(title), "%s: who ran %s", q->title,
-			 bytask ? "when (busiest tasks)" : "on which CPU when");
+		snprintf(title, sizeof(title), "%s: who ran %s", g->q->title,
+			 g->bytask ? "when (busiest tasks)" : "on which CPU when");
 	fprintf(f, "set title ");
 	plot_gp_str(f, title);
 	fprintf(f, " font ',13'\nset xlabel 'time since trace start (s)'\nset ylabel '%s'\n"
 		   "set xrange [%.9f:%.9f]\nset yrange [%d.6:-0.6]\nunset grid\nset grid xtics\n",
-		bycall ? "call depth" : bytask ? "" : "CPU", X(lo), X(hi), rows - 1);
-	if (bycall)
+		g->bycall ? "call depth" : g->bytask ? "" : "CPU", gx(g, g->lo), gx(g, g->hi), rows - 1);
+	if (g->bycall)
 		fprintf(f, "set xlabel 'time since trace start (ms)'\n");
-	if (bytask) {
+	if (g->bytask) {
 		fprintf(f, "set ytics (");
-		for (size_t i = 0; i < nrows; i++) {
+		for (size_t i = 0; i < g->nrows; i++) {
 			fprintf(f, "%s", i ? ", " : "");
-			plot_gp_str(f, task_name(m, top[i]->tid, buf, sizeof(buf)));
+			plot_gp_str(f, task_name(m, g->top[i]->tid, g->buf, sizeof(g->buf)));
 			fprintf(f, " %zu", i);
 		}
 		fprintf(f, ") font ',9'\nset lmargin 22\n");
@@ -384,30 +427,34 @@ int plot_gantt(struct plot_model *m, struct plot_job *j, const struct plot_req *
 		fprintf(f, "set ytics %d\n", rows > 32 ? rows / 16 : 1);
 	}
 	fprintf(f, "set key outside right top font ',9' title '%s'\n",
-		bycall ? "most time" : "most CPU time");
+		g->bycall ? "most time" : "most CPU time");
 	fprintf(f, "plot '%s' using (($1+$2)/2):3:1:2:($3-0.4):($3+0.4):4 with boxxyerror "
-		   "fs solid 1.0 noborder lc rgb variable notitle", datname);
+		   "fs solid 1.0 noborder lc rgb variable notitle", g->datname);
 	/* An empty data file would make gnuplot warn. */
-	if (nlabels)
+	if (g->nlabels)
 		fprintf(f, ", \\\n     '%s' using 1:2:3 with labels font ',8' tc rgb '#000000' notitle",
-			lblname);
-	/* Short calls are too narrow for a label: the legend names the
-	 * functions with the most time in the thread by their colours. */
-	for (size_t i = 0; bycall && i < ntopf && i < NLEGEND; i++) {
-		fprintf(f, ", \\\n     NaN with boxes fc rgb '#%06x' title ", colour(&cm, topf[i]));
-		plot_gp_str(f, call_name(m, topf[i], buf, sizeof(buf)));
-	}
-	if (!bycall) {
-		/* The legend names the busiest tasks with their colours. */
-		for (size_t i = 0; i < ntasks && i < NLEGEND; i++) {
-			fprintf(f, ", \\\n     NaN with boxes fc rgb '#%06x' title ",
-				colour(&cm, (uint64_t)top[i]->tid));
-			plot_gp_str(f, task_name(m, top[i]->tid, buf, sizeof(buf)));
-		}
-	}
+			g->lblname);
+	gantt_legend(g, f);
 	fprintf(f, "\n");
-	free(v);
-	free(top);
-	hmap_free(&cm.rank);
-	return plot_data_close(j, f, "the gnuplot script");
+	return plot_data_close(g->j, f, "the gnuplot script");
+}
+
+int plot_gantt(struct plot_model *m, struct plot_job *j, const struct plot_req *q)
+{
+	struct gantt g = {.m = m, .j = j, .q = q, .by = q->by ? q->by : "cpu"};
+	g.bycall = !strcmp(g.by, "call");
+	g.bytask = !strcmp(g.by, "task");
+	int rc = gantt_check(&g);
+	if (rc)
+		return rc;
+	hmap_init(&g.rowof);
+	hmap_init(&g.cm.rank);
+	if (!(rc = gantt_rank(&g)) && !(rc = gantt_bars(&g)) && !(rc = gantt_write_bars(&g)) &&
+	    !(rc = gantt_write_labels(&g)))
+		rc = gantt_write_script(&g);
+	free(g.v);
+	free(g.top);
+	hmap_free(&g.rowof);
+	hmap_free(&g.cm.rank);
+	return rc;
 }
