@@ -50,6 +50,7 @@ struct lat_run {
 	struct an_net net;
 	int err;
 	int nohist, any; /* --no-hist; some kind was asked for */
+	uint32_t want[TPP_MAX_TYPES]; /* the fields decoded */
 };
 
 static int grow(struct lat_run *r, uint32_t id)
@@ -225,6 +226,185 @@ static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
 	return 0;
 }
 
+/* The analyses the file (or the options) ask for, opened. 0, or acli's
+ * exit status. */
+static int lat_open(struct lat_run *r, struct acli *c)
+{
+	int rc;
+	if (!r->any) {
+		r->want_func = r->ty->has[AN_FENTRY] || r->ty->has[AN_UENTRY];
+		r->want_sched = r->ty->has[AN_SWITCH] > 0;
+		r->want_io = r->ty->has[AN_BLK_COMPLETE] > 0;
+		r->want_net = r->ty->has[AN_NET_QUEUE] && r->ty->has[AN_NET_XMIT];
+		if (r->want_func)
+			r->globs[r->nglobs++] = "*";
+	}
+	if (r->want_func)
+		acli_need(c, r->ty->has[AN_FENTRY] || r->ty->has[AN_UENTRY], "function entry");
+	an_sched_init(&r->sched);
+	r->sched.no_comm = 1; /* distributions only */
+	if (c->f.tids || c->f.comm) {
+		r->sched.keep = keep_task;
+		r->sched.keep_ctx = c;
+	}
+	an_io_init(&r->io);
+	an_net_init(&r->net);
+	if ((rc = an_syms_open(&r->syms, c->names)) ||
+	    (rc = an_pair_open(&r->pair, r->ty, r->syms, c->names, &lat_ops, r)))
+		return acli_fail(c, rc, NULL);
+	return 0;
+}
+
+/* Feeds the file to them (columns for scheduler delays alone) and
+ * finishes them. 0, or acli's exit status. */
+static int lat_feed_all(struct lat_run *r, struct acli *c, struct an_run_stats *st)
+{
+	/* only the fields the chosen analyses read are decoded */
+	uint32_t *want = r->want;
+	if (r->want_func)
+		an_want_pairing(r->ty, want);
+	/* scheduler delays alone read a few numbers of every event: columns */
+	int scan = r->want_sched && !r->want_func && !r->want_io && !r->want_net &&
+		   an_sched_want_cols(&r->sched, r->ty, c->r, want, &c->f) == 0;
+	if (r->want_sched && !scan)
+		an_want_sched(r->ty, want, !r->sched.no_comm);
+	for (int k = AN_BLK_INSERT; r->want_io && k <= AN_BLK_COMPLETE; k++)
+		an_want_kind(r->ty, want, k);
+	for (int k = AN_NET_QUEUE; r->want_net && k <= AN_SOCK_RECV; k++)
+		an_want_kind(r->ty, want, k);
+	c->f.want = want;
+	int rc = scan ? acli_run_cols(c, feed_cols, r, st) : ACLI_GO;
+	if (rc == ACLI_GO)
+		rc = acli_run(c, feed, r, st);
+	if (rc)
+		return rc;
+	an_pair_finish(r->pair);
+	if (r->want_sched) {
+		/* waits a switch-in left open for a runtime report end here, as in sched */
+		if ((rc = an_sched_finish(&r->sched, c->f.to_ts && c->f.to_ts < st->last_ts ? c->f.to_ts : st->last_ts)))
+			return acli_fail(c, rc, NULL);
+		c->inferred = (int64_t)r->sched.inferred;
+	}
+	return 0;
+}
+
+/* One row per distribution with samples: functions, scheduler delays,
+ * devices. NULL on -ENOMEM. */
+static struct row *lat_rows(struct lat_run *r, size_t *nrows)
+{
+	size_t cap = r->nf + 16 + 4 * r->io.n + r->net.n, n = 0;
+	struct row *rows = calloc(cap, sizeof(*rows));
+	if (!rows)
+		return NULL;
+	for (size_t i = 0; i < r->nf; i++)
+		if (r->flat[i] && r->flat[i]->count) {
+			struct row *w = &rows[n++];
+			w->kind = "func";
+			w->is_func = 1;
+			snprintf(w->name, sizeof(w->name), "%s", an_func_name(r->syms, (uint32_t)i));
+			w->l = r->flat[i];
+		}
+	if (r->want_sched) {
+		struct an_lat *ls[] = {&r->sched.wakeup, &r->sched.runq, &r->sched.offcpu};
+		const char *names[] = {"wakeup", "runq", "offcpu"};
+		for (int i = 0; i < 3; i++) {
+			struct row *w = &rows[n++];
+			w->kind = "sched";
+			snprintf(w->name, sizeof(w->name), "%s", names[i]);
+			w->l = ls[i];
+		}
+	}
+	for (size_t i = 0; r->want_io && i < r->io.n; i++) {
+		struct an_iodev *d = &r->io.d[i];
+		for (int k = 0; k < 2; k++) {
+			struct an_lat *l = k ? &d->q2c : &d->d2c;
+			if (!l->count)
+				continue;
+			struct row *w = &rows[n++];
+			w->kind = "io";
+			snprintf(w->name, sizeof(w->name), "%u:%u %s %s", d->dev >> 20, d->dev & 0xfffff,
+				 an_io_op_name[d->op], k ? "q2c" : "d2c");
+			w->l = l;
+		}
+	}
+	for (size_t i = 0; r->want_net && i < r->net.n; i++) {
+		if (!r->net.d[i].qlat.count)
+			continue;
+		struct row *w = &rows[n++];
+		w->kind = "net";
+		snprintf(w->name, sizeof(w->name), "%s queue", r->net.d[i].name);
+		w->l = &r->net.d[i].qlat;
+	}
+	*nrows = n;
+	return rows;
+}
+
+/* The table (and in text the histograms): 0, or 1 when output failed. */
+static int lat_print(const struct acli *c, const struct lat_run *r, struct row *rows, size_t nrows)
+{
+	struct an_lat **ls = malloc((nrows ? nrows : 1) * sizeof(*ls));
+	for (size_t i = 0; ls && i < nrows; i++)
+		ls[i] = rows[i].l;
+	if (ls)
+		an_lat_prepare(ls, nrows);
+	free(ls);
+	struct table *t = tbl_open(stdout, c->fmt, cols, sizeof(cols) / sizeof(cols[0]));
+	for (size_t i = 0; t && i < nrows; i++) {
+		struct an_lat *l = rows[i].l;
+		char fj[400] = "null";
+		if (rows[i].is_func) {
+			/* the same escaping as table.c, into a buffer */
+			FILE *m = fmemopen(fj, sizeof(fj), "w");
+			if (m) {
+				json_str(m, rows[i].name);
+				fclose(m);
+			}
+		}
+		char *hist = c->fmt == TBL_JSON ? an_lat_hist_json(l) : NULL;
+		struct tbl_cell v[] = {
+			{.s = rows[i].kind},
+			{.s = rows[i].name},
+			{.s = fj},
+			{.i = (int64_t)l->count},
+			{.i = (int64_t)(l->count ? l->min : 0)},
+			{.i = (int64_t)an_lat_avg(l)},
+			{.i = (int64_t)an_lat_pct(l, 50)},
+			{.i = (int64_t)an_lat_pct(l, 90)},
+			{.i = (int64_t)an_lat_pct(l, 99)},
+			{.i = (int64_t)an_lat_pct(l, 99.9)},
+			{.i = (int64_t)l->max},
+			{.i = an_lat_exact(l)},
+			{.s = hist},
+		};
+		tbl_row(t, v);
+		free(hist);
+	}
+	int rc = t && tbl_close(t) == 0 ? 0 : 1;
+	if (c->fmt == TBL_TEXT && !r->nohist)
+		for (size_t i = 0; i < nrows; i++)
+			quantize(stdout, &rows[i]);
+	return rc;
+}
+
+/* Calls left out, and a --func that matched nothing. */
+static void lat_notes(const struct acli *c, const struct lat_run *r)
+{
+	if (r->noret)
+		fprintf(stderr, "tracepp latency: %llu call(s) without a return left out\n",
+			(unsigned long long)r->noret);
+	if (r->any && r->want_func) { /* --func given: say when it matched nothing */
+		size_t i = 0;
+		while (i < r->nf && r->fmatch[i] != 1)
+			i++;
+		if (i == r->nf) {
+			fprintf(stderr, "tracepp latency: no function matches --func=");
+			for (int g = 0; g < r->nglobs; g++)
+				fprintf(stderr, "%s'%s'", g ? "," : "", r->globs[g]);
+			fprintf(stderr, " in %s\n", c->path);
+		}
+	}
+}
+
 int cmd_latency(int argc, char **argv)
 {
 	static const struct option lo[] = {{"func", required_argument, 0, 'f'},
@@ -245,158 +425,15 @@ int cmd_latency(int argc, char **argv)
 	r.ty = c.ty;
 	struct row *rows = NULL;
 	size_t nrows = 0;
-	if (!r.any) {
-		r.want_func = r.ty->has[AN_FENTRY] || r.ty->has[AN_UENTRY];
-		r.want_sched = r.ty->has[AN_SWITCH] > 0;
-		r.want_io = r.ty->has[AN_BLK_COMPLETE] > 0;
-		r.want_net = r.ty->has[AN_NET_QUEUE] && r.ty->has[AN_NET_XMIT];
-		if (r.want_func)
-			r.globs[r.nglobs++] = "*";
-	}
-	if (r.want_func)
-		acli_need(&c, r.ty->has[AN_FENTRY] || r.ty->has[AN_UENTRY], "function entry");
-	an_sched_init(&r.sched);
-	r.sched.no_comm = 1; /* distributions only */
-	if (c.f.tids || c.f.comm) {
-		r.sched.keep = keep_task;
-		r.sched.keep_ctx = &c;
-	}
-	an_io_init(&r.io);
-	an_net_init(&r.net);
-	if ((rc = an_syms_open(&r.syms, c.names)) ||
-	    (rc = an_pair_open(&r.pair, r.ty, r.syms, c.names, &lat_ops, &r))) {
-		rc = acli_fail(&c, rc, NULL);
-		goto out;
-	}
-	/* only the fields the chosen analyses read are decoded */
-	uint32_t want[TPP_MAX_TYPES] = {0};
-	if (r.want_func)
-		an_want_pairing(r.ty, want);
-	/* scheduler delays alone read a few numbers of every event: columns */
-	int scan = r.want_sched && !r.want_func && !r.want_io && !r.want_net &&
-		   an_sched_want_cols(&r.sched, r.ty, c.r, want, &c.f) == 0;
-	if (r.want_sched && !scan)
-		an_want_sched(r.ty, want, !r.sched.no_comm);
-	for (int k = AN_BLK_INSERT; r.want_io && k <= AN_BLK_COMPLETE; k++)
-		an_want_kind(r.ty, want, k);
-	for (int k = AN_NET_QUEUE; r.want_net && k <= AN_SOCK_RECV; k++)
-		an_want_kind(r.ty, want, k);
-	c.f.want = want;
 	struct an_run_stats st;
-	rc = scan ? acli_run_cols(&c, feed_cols, &r, &st) : ACLI_GO;
-	if (rc == ACLI_GO)
-		rc = acli_run(&c, feed, &r, &st);
-	if (rc)
+	if ((rc = lat_open(&r, &c)) || (rc = lat_feed_all(&r, &c, &st)))
 		goto out;
-	an_pair_finish(r.pair);
-	if (r.want_sched) {
-		/* waits a switch-in left open for a runtime report end here, as in sched */
-		if ((rc = an_sched_finish(&r.sched, c.f.to_ts && c.f.to_ts < st.last_ts ? c.f.to_ts : st.last_ts))) {
-			rc = acli_fail(&c, rc, NULL);
-			goto out;
-		}
-		c.inferred = (int64_t)r.sched.inferred;
-	}
-	size_t cap = r.nf + 16 + 4 * r.io.n + r.net.n;
-	rows = calloc(cap, sizeof(*rows));
-	if (!rows) {
+	if (!(rows = lat_rows(&r, &nrows))) {
 		rc = acli_fail(&c, -ENOMEM, NULL);
 		goto out;
 	}
-	for (size_t i = 0; i < r.nf; i++)
-		if (r.flat[i] && r.flat[i]->count) {
-			struct row *w = &rows[nrows++];
-			w->kind = "func";
-			w->is_func = 1;
-			snprintf(w->name, sizeof(w->name), "%s", an_func_name(r.syms, (uint32_t)i));
-			w->l = r.flat[i];
-		}
-	if (r.want_sched) {
-		struct an_lat *ls[] = {&r.sched.wakeup, &r.sched.runq, &r.sched.offcpu};
-		const char *names[] = {"wakeup", "runq", "offcpu"};
-		for (int i = 0; i < 3; i++) {
-			struct row *w = &rows[nrows++];
-			w->kind = "sched";
-			snprintf(w->name, sizeof(w->name), "%s", names[i]);
-			w->l = ls[i];
-		}
-	}
-	for (size_t i = 0; r.want_io && i < r.io.n; i++) {
-		struct an_iodev *d = &r.io.d[i];
-		for (int k = 0; k < 2; k++) {
-			struct an_lat *l = k ? &d->q2c : &d->d2c;
-			if (!l->count)
-				continue;
-			struct row *w = &rows[nrows++];
-			w->kind = "io";
-			snprintf(w->name, sizeof(w->name), "%u:%u %s %s", d->dev >> 20, d->dev & 0xfffff,
-				 an_io_op_name[d->op], k ? "q2c" : "d2c");
-			w->l = l;
-		}
-	}
-	for (size_t i = 0; r.want_net && i < r.net.n; i++) {
-		if (!r.net.d[i].qlat.count)
-			continue;
-		struct row *w = &rows[nrows++];
-		w->kind = "net";
-		snprintf(w->name, sizeof(w->name), "%s queue", r.net.d[i].name);
-		w->l = &r.net.d[i].qlat;
-	}
-	struct an_lat **ls = malloc((nrows ? nrows : 1) * sizeof(*ls));
-	for (size_t i = 0; ls && i < nrows; i++)
-		ls[i] = rows[i].l;
-	if (ls)
-		an_lat_prepare(ls, nrows);
-	free(ls);
-	struct table *t = tbl_open(stdout, c.fmt, cols, sizeof(cols) / sizeof(cols[0]));
-	for (size_t i = 0; t && i < nrows; i++) {
-		struct an_lat *l = rows[i].l;
-		char fj[400] = "null";
-		if (rows[i].is_func) {
-			/* the same escaping as table.c, into a buffer */
-			FILE *m = fmemopen(fj, sizeof(fj), "w");
-			if (m) {
-				json_str(m, rows[i].name);
-				fclose(m);
-			}
-		}
-		char *hist = c.fmt == TBL_JSON ? an_lat_hist_json(l) : NULL;
-		struct tbl_cell v[] = {
-			{.s = rows[i].kind},
-			{.s = rows[i].name},
-			{.s = fj},
-			{.i = (int64_t)l->count},
-			{.i = (int64_t)(l->count ? l->min : 0)},
-			{.i = (int64_t)an_lat_avg(l)},
-			{.i = (int64_t)an_lat_pct(l, 50)},
-			{.i = (int64_t)an_lat_pct(l, 90)},
-			{.i = (int64_t)an_lat_pct(l, 99)},
-			{.i = (int64_t)an_lat_pct(l, 99.9)},
-			{.i = (int64_t)l->max},
-			{.i = an_lat_exact(l)},
-			{.s = hist},
-		};
-		tbl_row(t, v);
-		free(hist);
-	}
-	rc = t && tbl_close(t) == 0 ? 0 : 1;
-	if (c.fmt == TBL_TEXT && !r.nohist)
-		for (size_t i = 0; i < nrows; i++)
-			quantize(stdout, &rows[i]);
-	if (r.noret)
-		fprintf(stderr, "tracepp latency: %llu call(s) without a return left out\n",
-			(unsigned long long)r.noret);
-	if (r.any && r.want_func) { /* --func given: say when it matched nothing */
-		size_t i = 0;
-		while (i < r.nf && r.fmatch[i] != 1)
-			i++;
-		if (i == r.nf) {
-			fprintf(stderr, "tracepp latency: no function matches --func=");
-			for (int g = 0; g < r.nglobs; g++)
-				fprintf(stderr, "%s'%s'", g ? "," : "", r.globs[g]);
-			fprintf(stderr, " in %s\n", c.path);
-		}
-	}
+	rc = lat_print(&c, &r, rows, nrows);
+	lat_notes(&c, &r);
 	acli_report_run(&c, &st);
 out:
 	free(rows);
