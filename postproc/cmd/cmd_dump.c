@@ -145,11 +145,160 @@ static void lost_line(struct ofast *o, int fmt, const struct tpp_reader *r, cons
 	of_str(o, "}\n");
 }
 
-int cmd_dump(int argc, char **argv)
+/* What every line of a dump needs besides its event. */
+struct dump {
+	struct ofast *o;
+	struct tpp_names *nm;
+	struct an_dwarf *dw; /* --srcline, else NULL */
+	int32_t pid;         /* the event's process, -1 until looked up */
+};
+
+static int32_t ev_pid(struct dump *d, const struct tpp_event *ev)
 {
-	int fmt = OUT_TEXT, sorted = 0, srcline = 0;
-	const char *range = NULL, *types = NULL, *where = NULL;
-	long tid_filter = -1;
+	if (d->pid < 0)
+		d->pid = tpp_names_pid(d->nm, ev->tid);
+	return d->pid;
+}
+
+/* A field of no number or string type: its bytes in hex. */
+static void hex_bytes(struct ofast *o, const union tpp_val *v)
+{
+	for (uint32_t k = 0; k < v->s.len; k++) {
+		unsigned char b = (unsigned char)v->s.p[k];
+		of_ch(o, "0123456789abcdef"[b >> 4]);
+		of_ch(o, "0123456789abcdef"[b & 15]);
+	}
+}
+
+/* An address field in text: hex, <symbol+off>, and " at FILE:LINE". */
+static void text_addr(struct dump *d, const struct tpp_event *ev, const struct tinfo *t, unsigned i)
+{
+	struct ofast *o = d->o;
+	of_hex(o, ev->v[i].u);
+	int32_t pid = ev_pid(d, ev);
+	uint64_t off;
+	const char *s = tpp_names_sym(d->nm, pid, ev->v[i].u, &off);
+	if (!s && t->is_addr[i] == 2)
+		s = tpp_names_probe(d->nm, ev->type);
+	char dm[TPP_NAME_MAX + 32];
+	if (s)
+		s = an_demangle(s, dm, sizeof(dm));
+	if (s) {
+		of_mem(o, " <", 2);
+		of_text(o, s, strlen(s));
+		if (off) {
+			of_ch(o, '+');
+			of_hex(o, off);
+		}
+		of_ch(o, '>');
+	}
+	const char *sl = d->dw ? an_dwarf_srcline(d->dw, pid, ev->v[i].u) : NULL;
+	if (sl) {
+		of_mem(o, " at ", 4);
+		of_text(o, sl, strlen(sl));
+	}
+}
+
+static void text_line(struct dump *d, const struct tpp_event *ev, const struct tinfo *t, const char *comm,
+		      size_t comm_len)
+{
+	struct ofast *o = d->o;
+	of_ts(o, ev->ts);
+	if (ev->cpu >= 0) {
+		of_mem(o, " [", 2);
+		of_u64w(o, (uint64_t)ev->cpu, 3);
+		of_mem(o, "] ", 2);
+	} else {
+		of_mem(o, " [---] ", 7);
+	}
+	if (comm)
+		of_text(o, comm, comm_len);
+	else
+		of_ch(o, '?');
+	of_ch(o, '-');
+	of_i64(o, ev->tid);
+	of_mem(o, t->tname, t->tnlen);
+	for (unsigned i = 0; i < ev->nvals; i++) {
+		const struct tpp_field_def *fd = &ev->t->fields[i];
+		of_mem(o, t->tkey[i], t->tklen[i]);
+		switch (fd->type) {
+		case TPP_F_U64:
+			if (t->is_addr[i])
+				text_addr(d, ev, t, i);
+			else
+				of_u64(o, ev->v[i].u);
+			break;
+		case TPP_F_S64: of_i64(o, ev->v[i].i); break;
+		case TPP_F_STR: of_text(o, ev->v[i].s.p, ev->v[i].s.len); break;
+		default: hex_bytes(o, &ev->v[i]);
+		}
+	}
+	of_ch(o, '\n');
+}
+
+static void json_line(struct dump *d, const struct tpp_event *ev, const struct tinfo *t, const char *comm,
+		      size_t comm_len)
+{
+	struct ofast *o = d->o;
+	of_mem(o, "{\"ts\": ", 7);
+	of_u64(o, ev->ts);
+	of_mem(o, ", \"cpu\": ", 9);
+	of_i64(o, ev->cpu);
+	of_mem(o, ", \"tid\": ", 9);
+	of_i64(o, ev->tid);
+	if (comm) {
+		of_mem(o, ", \"task\": ", 10);
+		of_json_str(o, comm, comm_len);
+	}
+	of_mem(o, ", \"type\": ", 10);
+	of_json_str(o, ev->t->name, t->namelen);
+	const char *sym = NULL, *sl = NULL;
+	for (unsigned i = 0; i < ev->nvals; i++) {
+		const struct tpp_field_def *fd = &ev->t->fields[i];
+		of_mem(o, ", ", 2);
+		of_str(o, t->jkey[i]);
+		of_mem(o, ": ", 2);
+		switch (fd->type) {
+		case TPP_F_U64:
+			of_u64(o, ev->v[i].u);
+			if (t->is_addr[i] && !sym) {
+				int32_t pid = ev_pid(d, ev);
+				sym = tpp_names_sym(d->nm, pid, ev->v[i].u, NULL);
+				if (!sym && t->is_addr[i] == 2)
+					sym = tpp_names_probe(d->nm, ev->type);
+				sl = d->dw ? an_dwarf_srcline(d->dw, pid, ev->v[i].u) : NULL;
+			}
+			break;
+		case TPP_F_S64: of_i64(o, ev->v[i].i); break;
+		case TPP_F_STR: of_json_str(o, ev->v[i].s.p, ev->v[i].s.len); break;
+		default:
+			of_ch(o, '"');
+			hex_bytes(o, &ev->v[i]);
+			of_ch(o, '"');
+		}
+	}
+	char dm[TPP_NAME_MAX + 32];
+	if (sym) {
+		sym = an_demangle(sym, dm, sizeof(dm));
+		of_mem(o, ", \"sym\": ", 9);
+		of_json_str(o, sym, strlen(sym));
+	}
+	if (sl) {
+		of_mem(o, ", \"srcline\": ", 13);
+		of_json_str(o, sl, strlen(sl));
+	}
+	of_mem(o, "}\n", 2);
+}
+
+struct dump_opts {
+	int fmt, sorted, srcline;
+	const char *range, *types, *where;
+	long tid_filter;
+};
+
+/* -1 to go on, else the exit status. */
+static int dump_args(int argc, char **argv, struct dump_opts *a)
+{
 	static const struct option lo[] = {{"format", 1, 0, 'f'}, {"sorted", 0, 0, 's'}, {"time-range", 1, 0, 'r'},
 					   {"type", 1, 0, 't'},   {"tid", 1, 0, 'T'},    {"help", 0, 0, 'h'},
 					   {"srcline", 0, 0, 'l'}, {"where", 1, 0, 'w'}, {0, 0, 0, 0}};
@@ -158,15 +307,15 @@ int cmd_dump(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if ((fmt = cli_format("dump", optarg, 1u << OUT_TEXT | 1u << OUT_JSON)) < 0)
+			if ((a->fmt = cli_format("dump", optarg, 1u << OUT_TEXT | 1u << OUT_JSON)) < 0)
 				return 2;
 			break;
-		case 's': sorted = 1; break;
-		case 'r': range = optarg; break;
-		case 't': types = optarg; break;
-		case 'T': tid_filter = strtol(optarg, NULL, 10); break;
-		case 'l': srcline = 1; break;
-		case 'w': where = optarg; break;
+		case 's': a->sorted = 1; break;
+		case 'r': a->range = optarg; break;
+		case 't': a->types = optarg; break;
+		case 'T': a->tid_filter = strtol(optarg, NULL, 10); break;
+		case 'l': a->srcline = 1; break;
+		case 'w': a->where = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -175,11 +324,21 @@ int cmd_dump(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	return -1;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	struct dump_opts a = {.fmt = OUT_TEXT, .tid_filter = -1};
+	int rc = dump_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	int fmt = a.fmt;
 	struct tpp_reader *r = cli_open("dump", argv[optind]);
 	if (!r)
 		return 1;
-	struct tpp_iter_opts io = {.sz = sizeof(io), .sorted = sorted};
-	if (range && cli_time_range("dump", range, r, &io.from_ts, &io.to_ts)) {
+	struct tpp_iter_opts io = {.sz = sizeof(io), .sorted = a.sorted};
+	if (a.range && cli_time_range("dump", a.range, r, &io.from_ts, &io.to_ts)) {
 		tpp_r_close(r);
 		return 2;
 	}
@@ -195,7 +354,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	struct tps_filter *flt = NULL;
 	char ferr[512];
-	if (where && tps_filter_new(&flt, where, r, nm, ferr, sizeof(ferr))) {
+	if (a.where && tps_filter_new(&flt, a.where, r, nm, ferr, sizeof(ferr))) {
 		fprintf(stderr, "tracepp dump: --where: %s\n", ferr);
 		tpp_iter_close(it);
 		tpp_names_close(nm);
@@ -206,12 +365,13 @@ int cmd_dump(int argc, char **argv)
 	}
 	/* libdw is opened only when asked: it reads every matching binary */
 	struct an_dwarf *dw = NULL;
-	if (srcline && an_dwarf_open(&dw, r, NULL)) {
+	if (a.srcline && an_dwarf_open(&dw, r, NULL)) {
 		fprintf(stderr, "tracepp dump: out of memory\n");
 		return 1;
 	}
 	of_init(o, STDOUT_FILENO);
-	int rc = 0;
+	struct dump d = {o, nm, dw, -1};
+	rc = 0;
 	const struct tpp_event *ev;
 	int e;
 	int64_t last_tid = INT64_MIN;
@@ -228,11 +388,11 @@ int cmd_dump(int argc, char **argv)
 		const struct tpp_lost *lx;
 		while ((lx = an_lost_before(&lq, ev->stream, ev->ts)))
 			lost_line(o, fmt, r, lx);
-		if (!ev->t || (tid_filter >= 0 && ev->tid != tid_filter))
+		if (!ev->t || (a.tid_filter >= 0 && ev->tid != a.tid_filter))
 			continue;
 		struct tinfo *t = &ti[ev->type];
 		if (!t->ready)
-			prep(t, ev->t, types);
+			prep(t, ev->t, a.types);
 		if (!t->selected || (flt && !tps_filter_match(flt, ev)))
 			continue;
 		/* consecutive events mostly share a task: look its name up once */
@@ -241,124 +401,11 @@ int cmd_dump(int argc, char **argv)
 			last_comm = ev->tid >= 0 ? tpp_names_comm(nm, ev->tid) : NULL;
 			last_comm_len = last_comm ? strlen(last_comm) : 0;
 		}
-		const char *comm = last_comm;
-		int32_t pid = -1;
-		if (fmt == OUT_TEXT) {
-			of_ts(o, ev->ts);
-			if (ev->cpu >= 0) {
-				of_mem(o, " [", 2);
-				of_u64w(o, (uint64_t)ev->cpu, 3);
-				of_mem(o, "] ", 2);
-			} else {
-				of_mem(o, " [---] ", 7);
-			}
-			if (comm)
-				of_text(o, comm, last_comm_len);
-			else
-				of_ch(o, '?');
-			of_ch(o, '-');
-			of_i64(o, ev->tid);
-			of_mem(o, t->tname, t->tnlen);
-			for (unsigned i = 0; i < ev->nvals; i++) {
-				const struct tpp_field_def *fd = &ev->t->fields[i];
-				of_mem(o, t->tkey[i], t->tklen[i]);
-				switch (fd->type) {
-				case TPP_F_U64:
-					if (t->is_addr[i]) {
-						of_hex(o, ev->v[i].u);
-						if (pid < 0)
-							pid = tpp_names_pid(nm, ev->tid);
-						uint64_t off;
-						const char *s = tpp_names_sym(nm, pid, ev->v[i].u, &off);
-						if (!s && t->is_addr[i] == 2)
-							s = tpp_names_probe(nm, ev->type);
-						char dm[TPP_NAME_MAX + 32];
-						if (s)
-							s = an_demangle(s, dm, sizeof(dm));
-						if (s) {
-							of_mem(o, " <", 2);
-							of_text(o, s, strlen(s));
-							if (off) {
-								of_ch(o, '+');
-								of_hex(o, off);
-							}
-							of_ch(o, '>');
-						}
-						const char *sl = dw ? an_dwarf_srcline(dw, pid, ev->v[i].u) : NULL;
-						if (sl) {
-							of_mem(o, " at ", 4);
-							of_text(o, sl, strlen(sl));
-						}
-					} else {
-						of_u64(o, ev->v[i].u);
-					}
-					break;
-				case TPP_F_S64: of_i64(o, ev->v[i].i); break;
-				case TPP_F_STR: of_text(o, ev->v[i].s.p, ev->v[i].s.len); break;
-				default:
-					for (uint32_t k = 0; k < ev->v[i].s.len; k++) {
-						unsigned char b = (unsigned char)ev->v[i].s.p[k];
-						of_ch(o, "0123456789abcdef"[b >> 4]);
-						of_ch(o, "0123456789abcdef"[b & 15]);
-					}
-				}
-			}
-			of_ch(o, '\n');
-		} else {
-			of_mem(o, "{\"ts\": ", 7);
-			of_u64(o, ev->ts);
-			of_mem(o, ", \"cpu\": ", 9);
-			of_i64(o, ev->cpu);
-			of_mem(o, ", \"tid\": ", 9);
-			of_i64(o, ev->tid);
-			if (comm) {
-				of_mem(o, ", \"task\": ", 10);
-				of_json_str(o, comm, last_comm_len);
-			}
-			of_mem(o, ", \"type\": ", 10);
-			of_json_str(o, ev->t->name, t->namelen);
-			const char *sym = NULL, *sl = NULL;
-			for (unsigned i = 0; i < ev->nvals; i++) {
-				const struct tpp_field_def *fd = &ev->t->fields[i];
-				of_mem(o, ", ", 2);
-				of_str(o, t->jkey[i]);
-				of_mem(o, ": ", 2);
-				switch (fd->type) {
-				case TPP_F_U64:
-					of_u64(o, ev->v[i].u);
-					if (t->is_addr[i] && !sym) {
-						if (pid < 0)
-							pid = tpp_names_pid(nm, ev->tid);
-						sym = tpp_names_sym(nm, pid, ev->v[i].u, NULL);
-						if (!sym && t->is_addr[i] == 2)
-							sym = tpp_names_probe(nm, ev->type);
-						sl = dw ? an_dwarf_srcline(dw, pid, ev->v[i].u) : NULL;
-					}
-					break;
-				case TPP_F_S64: of_i64(o, ev->v[i].i); break;
-				case TPP_F_STR: of_json_str(o, ev->v[i].s.p, ev->v[i].s.len); break;
-				default:
-					of_ch(o, '"');
-					for (uint32_t k = 0; k < ev->v[i].s.len; k++) {
-						unsigned char b = (unsigned char)ev->v[i].s.p[k];
-						of_ch(o, "0123456789abcdef"[b >> 4]);
-						of_ch(o, "0123456789abcdef"[b & 15]);
-					}
-					of_ch(o, '"');
-				}
-			}
-			char dm[TPP_NAME_MAX + 32];
-			if (sym) {
-				sym = an_demangle(sym, dm, sizeof(dm));
-				of_mem(o, ", \"sym\": ", 9);
-				of_json_str(o, sym, strlen(sym));
-			}
-			if (sl) {
-				of_mem(o, ", \"srcline\": ", 13);
-				of_json_str(o, sl, strlen(sl));
-			}
-			of_mem(o, "}\n", 2);
-		}
+		d.pid = -1;
+		if (fmt == OUT_TEXT)
+			text_line(&d, ev, t, last_comm, last_comm_len);
+		else
+			json_line(&d, ev, t, last_comm, last_comm_len);
 		if (o->err)
 			break;
 	}
