@@ -88,7 +88,15 @@ static void usage(FILE *f)
 		   "only where no user but root and you can change it (or TPP_GNUPLOT=/path).\n");
 }
 
-int cmd_plot(int argc, char **argv)
+struct plot_args {
+	const char *type, *out;
+	struct plot_req q;
+	struct plot_opts o;
+	int keep, data_only;
+};
+
+/* -1 to go on, else the exit status. */
+static int plot_args(int argc, char **argv, struct plot_args *a)
 {
 	static const struct option lo[] = {
 		{"type", required_argument, 0, 't'}, {"output", required_argument, 0, 'o'},
@@ -97,48 +105,45 @@ int cmd_plot(int argc, char **argv)
 		{"keep", no_argument, 0, 'k'}, {"exact", no_argument, 0, 'x'}, {"data-only", no_argument, 0, 'd'},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
-	const char *type = NULL, *out = NULL;
-	struct plot_req q = {0};
-	struct plot_opts o = {0};
-	int keep = 0, data_only = 0, c;
+	int c;
 	char *end;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "t:o:m:i:b:T:kdxh", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			type = optarg;
+			a->type = optarg;
 			break;
 		case 'o':
-			out = optarg;
+			a->out = optarg;
 			break;
 		case 'm':
-			q.metrics = optarg;
+			a->q.metrics = optarg;
 			break;
 		case 'i':
-			if (parse_duration(optarg, "ms", &o.interval) || !o.interval) {
+			if (parse_duration(optarg, "ms", &a->o.interval) || !a->o.interval) {
 				fprintf(stderr, "tracepp plot: bad --interval '%s' (e.g. 10ms, 1s)\n", optarg);
 				return 2;
 			}
-			o.cpu_interval = o.interval;
+			a->o.cpu_interval = a->o.interval;
 			break;
 		case 'b':
-			q.by = optarg;
+			a->q.by = optarg;
 			break;
 		case 'T':
-			o.call_tid = (int32_t)strtol(optarg, &end, 10);
-			if (*end || o.call_tid <= 0) {
+			a->o.call_tid = (int32_t)strtol(optarg, &end, 10);
+			if (*end || a->o.call_tid <= 0) {
 				fprintf(stderr, "tracepp plot: bad --tid '%s'\n", optarg);
 				return 2;
 			}
 			break;
 		case 'k':
-			keep = 1;
+			a->keep = 1;
 			break;
 		case 'x':
-			q.exact = 1;
+			a->q.exact = 1;
 			break;
 		case 'd':
-			data_only = 1;
+			a->data_only = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -148,11 +153,24 @@ int cmd_plot(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1 || !type || !out) {
+	if (optind != argc - 1 || !a->type || !a->out) {
 		fprintf(stderr, "tracepp plot: need one FILE, --type=TYPE and -o OUT\n");
 		usage(stderr);
 		return 2;
 	}
+	return -1;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	struct plot_args a = {0};
+	int rc = plot_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	const char *type = a.type, *out = a.out;
+	struct plot_req q = a.q;
+	struct plot_opts o = a.o;
+	int keep = a.keep, data_only = a.data_only;
 	const char *path = argv[optind];
 	int ti = plot_type_index(type);
 	if (ti < 0) {
@@ -195,7 +213,7 @@ int cmd_plot(int argc, char **argv)
 	q.title = title;
 
 	struct plot_scan s;
-	int rc = plot_scan(&s, r, path, &o);
+	rc = plot_scan(&s, r, path, &o);
 	if (rc < 0) {
 		fprintf(stderr, "tracepp plot: %s\n", s.m.err);
 		plot_scan_free(&s);
