@@ -47,7 +47,7 @@ static void json_kv_str(FILE *f, const char *k, const char *v, int comma)
  * runtime's shared memory, peak and budget; 0 when absent. */
 struct footprint {
 	int have;
-	unsigned long long rss, shm_peak, shm_budget;
+	unsigned long long rss, own_rss, shm_peak, shm_budget; /* own_rss: without the pool's pages */
 };
 
 static void footprint(const struct tpp_meta *me, struct footprint *f)
@@ -68,6 +68,8 @@ static void footprint(const struct tpp_meta *me, struct footprint *f)
 				f->shm_peak = v;
 			else if (!strcmp(n->keys[k], "shm_budget_bytes"))
 				f->shm_budget = v;
+			else if (!strcmp(n->keys[k], "own_rss_bytes"))
+				f->own_rss = v;
 		}
 	}
 }
@@ -251,8 +253,8 @@ static void info_json(FILE *f, const struct info *x)
 			(unsigned long long)me->lost[i].from_ts, (unsigned long long)me->lost[i].to_ts);
 	fprintf(f, "], \"tasks\": %zu, \"symtabs\": %zu, \"mmaps\": %zu", me->ntasks, me->nsymtabs, me->nmmaps);
 	if (fp.have)
-		fprintf(f, ", \"recorder\": {\"peak_rss_bytes\": %llu, \"shm_peak_bytes\": %llu, \"shm_budget_bytes\": %llu}",
-			fp.rss, fp.shm_peak, fp.shm_budget);
+		fprintf(f, ", \"recorder\": {\"peak_rss_bytes\": %llu, \"own_rss_bytes\": %llu, \"shm_peak_bytes\": %llu, \"shm_budget_bytes\": %llu}",
+			fp.rss, fp.own_rss, fp.shm_peak, fp.shm_budget);
 	fputs("}\n", f);
 }
 
@@ -332,6 +334,8 @@ static void info_text(FILE *f, const struct info *x)
 		me->nsymtabs);
 	if (fp.have) {
 		fprintf(f, "recorder:     peak RSS %s", human_bytes(b1, sizeof(b1), fp.rss));
+		if (fp.own_rss)
+			fprintf(f, " (own %s)", human_bytes(b1, sizeof(b1), fp.own_rss));
 		if (fp.shm_budget)
 			fprintf(f, ", shared memory %s of a %s budget", human_bytes(b1, sizeof(b1), fp.shm_peak),
 				human_bytes(b2, sizeof(b2), fp.shm_budget));
