@@ -16,6 +16,18 @@ no_leftovers() {
 	done
 }
 one_line() { [ "$(wc -l <"$1")" = 1 ] || { cat "$1"; return 1; }; }
+# recording PID: wait (up to 10 s) until the recorder PID records: its
+# instance has sched_switch enabled and tracing on (setup writes tracing_on 0
+# first); a fixed sleep was too short under ASan on a loaded machine
+recording() {
+	local i d=$TFS/instances/tracepp-$1
+	for i in $(seq 100); do
+		[ "$(cat $d/events/sched/sched_switch/enable 2>/dev/null)" = 1 ] &&
+			[ "$(cat $d/tracing_on 2>/dev/null)" = 1 ] && return 0
+		sleep 0.1
+	done
+	echo "tracerec $1 is not recording after 10 s"; kill "$1"; return 1
+}
 nevents() { "$TRACEPP" info "$1" | awk '/^events:/ {print $2}'; }
 
 if ! [ -d $TFS/instances ]; then
@@ -71,7 +83,7 @@ test_expect 'bad option values are refused before touching the kernel' '
 
 test_expect 'SIGINT mid-run leaves a complete, readable file' '
 	"$TRACEREC" record -e sched -a -o int.tpp 2>err &
-	rec=$!; sleep 0.5; "$S/w-pingpong" 5000 >/dev/null; kill -INT $rec; wait $rec; st=$?
+	rec=$!; recording $rec || exit 1; "$S/w-pingpong" 5000 >/dev/null; kill -INT $rec; wait $rec; st=$?
 	cat err; [ $st = 0 ] && no_leftovers &&
 	n=$(sed -n "s/^tracerec: \([0-9]*\) events.*/\1/p" err) &&
 	[ "$n" -gt 10000 ] && [ "$(nevents int.tpp)" = "$n" ] &&
@@ -86,7 +98,7 @@ case $B in *san*) fatal="ABRT KILL" ;; *) fatal="SEGV ABRT KILL" ;; esac
 test_expect "a fatal signal ($fatal) still removes the instance" '
 	for sig in $fatal; do
 		"$TRACEREC" record -e sched -a -o seg.tpp 2>err &
-		rec=$!; sleep 0.5; ls $TFS/instances | grep -q "^tracepp-$rec$" &&
+		rec=$!; recording $rec || exit 1
 		kill -$sig $rec; wait $rec; sleep 0.2; no_leftovers || exit 1
 	done
 '
@@ -94,7 +106,7 @@ test_expect "a fatal signal ($fatal) still removes the instance" '
 test_expect 'a second tracer at the same time is not disturbed (nor the top-level buffer)' '
 	before=$(cat $TFS/trace_clock $TFS/tracing_on $TFS/buffer_size_kb $TFS/events/enable $TFS/set_event_pid | md5sum)
 	"$TRACEREC" record -e sched -a -o wide.tpp 2>err1 &
-	rec=$!; sleep 0.5
+	rec=$!; recording $rec || exit 1
 	"$TRACEREC" record -e sched -o own.tpp -- "$S/w-pingpong" 5000 >out 2>err2 || exit 1
 	kill -INT $rec; wait $rec || exit 1
 	after=$(cat $TFS/trace_clock $TFS/tracing_on $TFS/buffer_size_kb $TFS/events/enable $TFS/set_event_pid | md5sum)
@@ -180,7 +192,7 @@ test_expect 'flight recorder writes out what it holds on SIGUSR1' '
 
 test_expect 'lost events equal the kernel per-CPU dropped counters, and are reported' '
 	"$TRACEREC" record -e sched -a -b 64 -o lost.tpp 2>err &
-	rec=$!; sleep 0.5
+	rec=$!; recording $rec || exit 1
 	kill -STOP $rec   # readers stall: the small buffers overflow
 	"$S/w-pingpong" 20000 >/dev/null
 	kill -CONT $rec; sleep 1
