@@ -348,7 +348,12 @@ static int emit(struct func_pool *p, const struct func_sink *k, struct tslot *st
 		}
 	}
 	if (to > from) {
-		st->last_ts = rec[to - 1].ts;
+		/* a DATA record's ts field holds an argument value, not a time */
+		for (uint64_t i = to; i > from; i--)
+			if ((unsigned)(rec[i - 1].word >> TPP_RT_KIND_SHIFT) != TPP_RT_DATA) {
+				st->last_ts = rec[i - 1].ts;
+				break;
+			}
 		p->events += to - from - data;
 	}
 	return 0;
@@ -439,6 +444,9 @@ int func_pool_drain(struct func_pool *p, const struct func_sink *k, int final)
 	drain_procs(p, k);
 	uint64_t fresh = __atomic_load_n(&h->free_threads.fresh, __ATOMIC_ACQUIRE);
 	uint32_t n = fresh > h->nthreads ? h->nthreads : (uint32_t)fresh;
+	/* the header is the traced program's to scribble on: p->ts has nts */
+	if (n > p->nts)
+		n = p->nts;
 	uint64_t now = mono_now();
 	for (uint32_t i = 0; i < n; i++) {
 		struct tpp_rt_thread *d = tpp_rt_thread_at(h, i);

@@ -121,6 +121,14 @@ assert 0 < r[\"own_rss_bytes\"] < r[\"peak_rss_bytes\"]" &&
 	lost=$(kept_lost d.tpp 25000 8) && echo "lost without waiting: $lost" && [ "$lost" -gt 0 ]
 '
 
+# s-many-threads exits 3 when errno changed across a traced call: a wait
+# that times out (1 ms) must not leave its ETIMEDOUT in the program errno
+test_expect 'waits that time out leave the program errno alone' '
+	"$TRACEREC" record -b $((1024 / NCPU))K --blocking-timeout 1 -o t.tpp -- "$S/s-many-threads-pg" 8 25000 conc >/dev/null 2>err ||
+		{ cat err; exit 1; }
+	cat err
+'
+
 if command -v setpriv >/dev/null && [ -w /proc/sys/fs/protected_symlinks ]; then
 test_expect 'no /dev/shm name: symlinks planted by another user at the old names are neither followed nor replaced, and a SIGKILL leaves nothing behind' '
 	chmod 755 . && echo precious >victim && chmod 644 victim

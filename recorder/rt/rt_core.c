@@ -2,6 +2,7 @@
  * $TPP_RT_FD, copy this process's memory maps into it, claim a descriptor
  * per thread on its first event and chunks as it fills them, follow fork,
  * mark threads done at exit. */
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <linux/futex.h>
@@ -205,11 +206,17 @@ long rt_next_chunk(void *v)
 {
 	struct rt_thread *t = v;
 	struct tpp_rt_hdr *h = rt_hdr;
+	/* The hooks run between the program's own statements: the futex wait's
+	 * ETIMEDOUT/EAGAIN (and madvise's EINVAL on old kernels) must not reach
+	 * the errno a traced function is about to return to its caller. */
+	int saved_errno = errno;
 	uint32_t i = tpp_rt_pop(&h->free_chunks, h->nchunks, tpp_rt_chunk_link, h);
 	if (i == TPP_RT_NONE)
 		i = wait_chunk(h);
-	if (i == TPP_RT_NONE)
+	if (i == TPP_RT_NONE) {
+		errno = saved_errno;
 		return 0;
+	}
 	struct tpp_rt_chunk *c = tpp_rt_chunk_at(h, i);
 	if (!c->pad[0] && h->chunk_bytes > 4096) {
 		/* A chunk of several pages never used before: they come in with
@@ -235,6 +242,7 @@ long rt_next_chunk(void *v)
 	t->used = &c->used;
 	t->head = 0;
 	rt_set_limit(t);
+	errno = saved_errno;
 	return 1;
 }
 

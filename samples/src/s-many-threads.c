@@ -4,8 +4,11 @@
  * at once, held until every one exists (and GOFILE exists, when given) and
  * then let go together. With GOFILE, GOFILE.done is created once every
  * thread has been joined. The recorder's pool is tested and measured with
- * it: thread descriptors reused, budgets that run out.
+ * it: thread descriptors reused, budgets that run out. leaf() sets errno
+ * as a failing libc call does and its caller checks it: a tracer whose
+ * hooks change errno between them makes the program exit 3.
  * expect: main=1 worker=8 leaf=80 */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,15 +20,25 @@ static volatile long sink;
 static long calls = 10;
 static pthread_barrier_t start;
 static int held;
+static long errno_changed;
 
-void leaf(long i) { sink += i; }
+void leaf(long i)
+{
+	sink += i;
+	errno = ENOENT;
+}
 
 void *worker(void *arg)
 {
 	if (held)
 		pthread_barrier_wait(&start);
-	for (long i = 0; i < calls; i++)
+	long changed = 0;
+	for (long i = 0; i < calls; i++) {
+		errno = 0;
 		leaf(i + (long)arg);
+		changed += errno != ENOENT;
+	}
+	__atomic_fetch_add(&errno_changed, changed, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -64,5 +77,9 @@ int main(int argc, char **argv)
 	}
 	printf("%ld\n", sink);
 	free(t);
+	if (errno_changed) {
+		fprintf(stderr, "s-many-threads: errno changed across %ld calls of leaf\n", errno_changed);
+		return 3;
+	}
 	return 0;
 }
