@@ -274,7 +274,10 @@ test_expect 'dump --where keeps exactly the events a Python filter keeps, the ke
 	print([len(w) for w in want], "events kept")
 	PY
 	! "$TRACEPP" dump --where "nosuch == 1" "$G" 2>e1 && cat e1 && grep -q "where: 1:1: .nosuch.: no event type of .* has this field" e1 &&
-	! "$TRACEPP" dump --where "prev_comm > \"x\"" "$G" 2>e2 && cat e2 && [ $(wc -l <e2) = 1 ]
+	! "$TRACEPP" dump --where "prev_comm > \"x\"" "$G" 2>e2 && cat e2 && [ $(wc -l <e2) = 1 ] &&
+	! "$TRACEPP" dump --where "prev_pid >= 0 && nosuch == 1" "$G" 2>e3 && cat e3 && [ $(wc -l <e3) = 1 ] &&
+	grep -q "where: 1:18: .nosuch.: no event type of .* has this field" e3 &&
+	! "$TRACEPP" sched --where "prev_pid >= 0 || nosuch == 1" "$G" 2>e4 && cat e4 && grep -q "1:18: .nosuch." e4
 '
 
 test_expect '--where on the analysis commands: a filter passing all changes nothing, one passing some feeds only those events' '

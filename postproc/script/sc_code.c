@@ -1312,6 +1312,15 @@ static const struct sc_node *unknown_field(const struct tpp_file_info *fi, const
 int sc_compile_filter(struct sc_prog *P, struct sc_node *expr)
 {
 	const struct tpp_file_info *fi = tpp_r_info(P->r);
+	/* A field no event type of the file has is a typo wherever it sits:
+	 * inside an AND it would quietly turn the whole filter false. */
+	const struct sc_node *u = unknown_field(fi, expr);
+	if (u) {
+		sc_errat(P->err, sizeof(P->err), u->pos, "'%.*s': no event type of %s has this field",
+			 (int)u->nlen, u->name, P->src_name);
+		P->failed = 1;
+		return -EINVAL;
+	}
 	for (uint32_t i = 0; i < fi->ntypes; i++) {
 		const struct tpp_type *t = &fi->types[i];
 		if (!t->name || t->id >= TPP_MAX_TYPES)
@@ -1343,11 +1352,7 @@ int sc_compile_filter(struct sc_prog *P, struct sc_node *expr)
 	if (P->failed)
 		return -EINVAL;
 	if (!matchable) {
-		const struct sc_node *u = unknown_field(fi, expr);
-		if (u)
-			sc_errat(P->err, sizeof(P->err), u->pos, "'%.*s': no event type of %s has this field",
-				 (int)u->nlen, u->name, P->src_name);
-		else if (!P->err[0])
+		if (!P->err[0])
 			sc_errat(P->err, sizeof(P->err), expr->pos, "no event type of %s has the fields this filter names",
 				 P->src_name);
 		P->failed = 1;
