@@ -13,7 +13,10 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 # Debian packages: to build, to run the tests, to plot, and the peers used by `make bench`.
 DEB_BUILD := gcc g++ make binutils pkg-config libcbor-dev liblz4-dev libdw-dev libelf-dev libbz2-dev libtraceevent-dev
 DEB_RUN   := gnuplot-nox
-DEB_TEST  := clang libclang-rt-14-dev uftrace linux-perf python3 iproute2 util-linux e2fsprogs strace bpftrace
+DEB_TEST  := clang libclang-rt-14-dev uftrace linux-perf python3 iproute2 util-linux e2fsprogs strace bpftrace chromium
+# front-end consumers the tests load exports into (speedscope, driven in
+# Debian's chromium by playwright-core), pinned by tests/tools/package-lock.json
+NPM_TOOLS := tests/tools
 DEB_BENCH := trace-cmd linux-perf hyperfine lttng-tools babeltrace2 bpftrace valgrind
 
 ifeq ($(SAN),1)
@@ -193,6 +196,16 @@ deps:
 	  if [ "$$(id -u)" != 0 ]; then echo "deps: need root to install:$$missing" >&2; exit 1; fi; \
 	  apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
 	fi
+	@$(MAKE) -s --no-print-directory $(NPM_TOOLS)/node_modules/.package-lock.json
+
+# npm ci: exactly the locked versions, checked against their hashes, and no
+# package's install scripts run. Debian's npm only where the machine has no
+# npm of its own (a Node.js from elsewhere ships its own npm).
+$(NPM_TOOLS)/node_modules/.package-lock.json: $(NPM_TOOLS)/package.json $(NPM_TOOLS)/package-lock.json
+	@command -v npm >/dev/null || { echo "deps: installing npm"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends npm >/dev/null; } || exit 1
+	@echo "deps: npm ci in $(NPM_TOOLS)"
+	@cd $(NPM_TOOLS) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null
 
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 

@@ -8,7 +8,8 @@ usage: chrome_check.py FILE.json [--calls | --calls-by-tid | --slices | --summar
   --calls         "FUNC COUNT TOTAL_NS" per function name of the call (cat "call") X events,
                   frames resumed (not entered in the thread) left out
   --calls-by-tid  "TID FUNC COUNT" likewise, per thread
-  --slices        "TID NS" per task that ran: the time of its CPU (cat "sched") slices
+  --slices        "TID NS" per task that ran: the time of its CPU (cat "sched") slices,
+                  complete events or B/E pairs
   --summary       counts per phase and the number of thread tracks
 Exits 1 with the broken rule on stderr when the file breaks one."""
 import json
@@ -38,7 +39,7 @@ def main():
     if not isinstance(d, dict) or not isinstance(d.get("traceEvents"), list):
         fail("not a JSON object with a traceEvents array")
     tracks = defaultdict(list)   # (pid, tid) -> X events as (start, end, name)
-    open_b = defaultdict(list)   # (pid, tid) -> names of B not yet ended
+    open_b = defaultdict(list)   # (pid, tid) -> B not yet ended, as (name, ts, slice tid)
     async_open = defaultdict(int)
     phases = defaultdict(int)
     calls = defaultdict(lambda: [0, 0])
@@ -75,11 +76,16 @@ def main():
             if e.get("cat") == "sched":
                 slices[e["args"]["tid"]] += dur
         elif ph == "B":
-            open_b[key].append(e["name"])
+            task = e.get("args", {}).get("tid") if e.get("cat") == "sched" else None
+            open_b[key].append((e["name"], ts, task))
         elif ph == "E":
             if not open_b[key]:
                 fail("%s: E without its B on %r" % (where, key))
-            open_b[key].pop()
+            name, start, task = open_b[key].pop()
+            if ts < start:
+                fail("%s: E of %s before its B" % (where, name))
+            if task is not None:
+                slices[task] += ts - start
         elif ph in ("i", "I"):
             if e.get("s", "t") not in ("t", "p", "g"):
                 fail("%s: bad instant scope %r" % (where, e.get("s")))
@@ -92,7 +98,7 @@ def main():
                 fail(where + ": name metadata without args.name")
     for key, names in open_b.items():
         if names:
-            fail("B without its E on %r: %r" % (key, names))
+            fail("B without its E on %r: %r" % (key, [n[0] for n in names]))
     for key, n in async_open.items():
         if n:
             fail("async b/e unbalanced for %r" % (key,))

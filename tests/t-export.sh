@@ -119,7 +119,7 @@ test_expect 's-threads: calls per thread = callgraph --tid of each thread; --tid
 	python3 -c "import json,sys
 t = int(sys.argv[1])
 for e in json.load(open(\"one.json\"))[\"traceEvents\"]:
-    if e[\"ph\"] != \"M\":
+    if e[\"ph\"] not in \"ME\":
         assert e[\"tid\"] == t or e[\"args\"].get(\"tid\") == t, e" $t
 '
 

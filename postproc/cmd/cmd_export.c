@@ -5,7 +5,7 @@
  * events from the one pairing (an_pair.c), so they nest as replay shows
  * them; per CPU what ran there, the scheduler analysis's own on-CPU
  * intervals (an_sched's on_run: the numbers of `tracepp sched` and the
- * Gantt chart); kernel events as instants on their thread, or on their CPU
+ * Gantt chart) as B/E pairs; kernel events as instants on their thread, or on their CPU
  * when no task ran; task names as metadata; lost-event ranges as marked
  * slices of their stream.
  *
@@ -287,12 +287,18 @@ static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c,
 	us(o, c->dur, 0);
 	of_str(o, ",\"cat\":\"call\",\"name\":");
 	of_json_str(o, an_func_name(x->syms, f->func), an_func_name_len(x->syms, f->func));
-	of_str(o, ",\"args\":{\"addr\":\"");
-	of_hex(o, f->addr);
-	of_ch(o, '"');
-	if (f->nargs && !(c->flags & AN_CALL_RESUMED)) {
-		of_str(o, ",\"args\":[");
-		for (int i = 0; i < f->nargs; i++) {
+	/* args only where there are some: speedscope names a frame by its
+	 * name and args together, so an address in each would print beside
+	 * every name (the address is the symbol table's, not the call's) */
+	int nargs = c->flags & AN_CALL_RESUMED ? 0 : f->nargs;
+	if (!nargs && !c->has_ret && !(c->flags & RP_CALL_MARKS)) {
+		of_ch(o, '}');
+		return;
+	}
+	of_str(o, ",\"args\":{");
+	if (nargs) {
+		of_str(o, "\"args\":[");
+		for (int i = 0; i < nargs; i++) {
 			if (i)
 				of_ch(o, ',');
 			num(o, f->args[i]);
@@ -301,14 +307,14 @@ static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c,
 	}
 	if (c->has_ret) {
 		const struct an_tinfo *ti = ev ? an_ti(x->ty, ev) : NULL;
-		of_str(o, ",\"ret\":");
+		of_str(o, nargs ? ",\"ret\":" : "\"ret\":");
 		if (ti && ev->t && ti->f[R_RET] >= 0 && ev->t->fields[(int)ti->f[R_RET]].type == TPP_F_S64)
 			snum(o, (int64_t)c->ret);
 		else
 			num(o, c->ret);
 	}
 	/* the marks replay puts on a call ([no return], [unwound], ...) */
-	rp_json_marks(o, c->flags);
+	rp_json_marks(o, c->flags, !nargs && !c->has_ret);
 	of_str(o, "}}");
 }
 
@@ -345,22 +351,29 @@ static int on_run(void *ctx, int32_t cpu, int32_t tid, uint64_t from, uint64_t t
 		comm = x->sch.t[*i].comm;
 	if (!comm)
 		comm = tpp_names_comm(x->c->names, tid);
-	struct ofast *o = x->o;
-	ev_open(x, "X", X_PID, X_CPU_TID(cpu), from);
-	of_str(o, ",\"dur\":");
-	us(o, to - from, 0);
-	of_str(o, ",\"cat\":\"sched\",\"name\":");
 	/* comm/tid, the whole name through the one escaper */
 	char name[40];
 	size_t len = comm ? strnlen(comm, 16) : 0;
 	memcpy(name, comm ? comm : "", len);
 	len += (size_t)snprintf(name + len, sizeof(name) - len, "/%d", (int)tid);
-	of_json_str(o, name, len);
-	of_str(o, ",\"args\":{\"tid\":");
-	of_i64(o, tid);
-	of_str(o, ",\"pid\":");
-	of_i64(o, pid_of(x, tid, 0));
-	of_str(o, "}}");
+	int64_t pid = pid_of(x, tid, 0);
+	/* A B and an E, not one X: a viewer that turns X into its two ends
+	 * adds dur to ts in floating point (speedscope does), and a slice then
+	 * ends a hair after the next on its CPU begins: the next nests in it,
+	 * and the CPU's slices stack up. The E's ts is the very text the next
+	 * B carries, so the two compare equal. The E repeats the B's name and
+	 * args: speedscope closes the frame whose name and args it names. */
+	for (int end = 0; end < 2; end++) {
+		struct ofast *o = x->o;
+		ev_open(x, end ? "E" : "B", X_PID, X_CPU_TID(cpu), end ? to : from);
+		of_str(o, ",\"cat\":\"sched\",\"name\":");
+		of_json_str(o, name, len);
+		of_str(o, ",\"args\":{\"tid\":");
+		of_i64(o, tid);
+		of_str(o, ",\"pid\":");
+		of_i64(o, pid);
+		of_str(o, "}}");
+	}
 	return 0;
 }
 

@@ -118,8 +118,10 @@ void rp_text_line(struct rp *r, const struct line *l);
 void rp_json_line(struct rp *r, const struct line *l);
 /* The marks of an unmatched call (enum an_call_flags) as JSON members, each
  * after a comma: ,"noret":true ... — the names replay's JSON and export's
- * Chrome args share. */
-void rp_json_marks(struct ofast *o, uint32_t flags);
+ * Chrome args share. With first set, the first member comes without its
+ * comma (it opens an object). Returns how many were written. */
+#define RP_CALL_MARKS (AN_CALL_NORET | AN_CALL_UNWOUND | AN_CALL_EXCEPTION | AN_CALL_SUSPENDED | AN_CALL_TAIL | AN_CALL_RESUMED)
+int rp_json_marks(struct ofast *o, uint32_t flags, int first);
 void rp_csv_line(struct rp *r, const struct line *l);
 
 /* ---- inline, for text_call_ready */

@@ -404,7 +404,7 @@ void rp_text_line(struct rp *r, const struct line *l)
 
 /* ---- JSON (an array of line objects) and CSV */
 
-void rp_json_marks(struct ofast *o, uint32_t flags)
+int rp_json_marks(struct ofast *o, uint32_t flags, int first)
 {
 	static const struct {
 		uint32_t bit;
@@ -412,9 +412,11 @@ void rp_json_marks(struct ofast *o, uint32_t flags)
 	} marks[] = {{AN_CALL_NORET, ",\"noret\":true"},         {AN_CALL_UNWOUND, ",\"unwound\":true"},
 		     {AN_CALL_EXCEPTION, ",\"exception\":true"}, {AN_CALL_SUSPENDED, ",\"suspended\":true"},
 		     {AN_CALL_TAIL, ",\"tail\":true"},           {AN_CALL_RESUMED, ",\"resumed\":true"}};
+	int n = 0;
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
 		if (flags & marks[i].bit)
-			of_str(o, marks[i].json);
+			of_str(o, marks[i].json + (first && !n++));
+	return n;
 }
 
 void rp_json_line(struct rp *r, const struct line *l)
@@ -478,7 +480,7 @@ void rp_json_line(struct rp *r, const struct line *l)
 			of_json_str(o, l->ret_text, l->ret_text_len);
 		}
 	}
-	rp_json_marks(o, l->flags);
+	rp_json_marks(o, l->flags, 0);
 	if (l->ev) {
 		const struct tpp_type *t = l->ev->t;
 		of_str(o, ",\"event\":");
