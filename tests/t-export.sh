@@ -150,4 +150,38 @@ test_expect 's-threads: folded --root=thread: one root per thread of the process
 	done <roots.txt
 '
 
+test_expect 'block requests as async slices per device = io, queue depth as a counter, packets on their device track = net (samples/traces/demo.tpp)' '
+	D=$TOP/samples/traces/demo.tpp &&
+	"$TRACEPP" export --format=chrome -o x.json "$D" 2>/dev/null && $CHECK x.json --summary &&
+	"$TRACEPP" io --format=json "$D" >io.json 2>/dev/null && "$TRACEPP" net --format=json "$D" >net.json 2>/dev/null &&
+	python3 -c "import json
+from collections import Counter
+ev = json.load(open(\"x.json\"))[\"traceEvents\"]
+io, net = json.load(open(\"io.json\")), json.load(open(\"net.json\"))
+names = {(e[\"pid\"], e[\"tid\"]): e[\"args\"][\"name\"] for e in ev if e[\"ph\"] == \"M\" and e[\"name\"] == \"thread_name\"}
+procs = {e[\"pid\"]: e[\"args\"][\"name\"] for e in ev if e[\"ph\"] == \"M\" and e[\"name\"] == \"process_name\"}
+slices = Counter((e[\"name\"], e[\"args\"][\"op\"]) for e in ev if e[\"ph\"] == \"b\")
+assert sum(slices.values()) > 100, slices
+for r in io:
+    # a completion whose issue was not recorded has no latency and no slice
+    want = r[\"count\"] if r[\"max_ns\"] else 0
+    assert slices[(r[\"dev\"], r[\"op\"])] == want, (r, slices)
+assert sum(slices.values()) == sum(r[\"count\"] for r in io if r[\"max_ns\"])
+qd = Counter()
+for e in ev:
+    if e[\"ph\"] == \"C\":
+        assert procs[e[\"pid\"]] == \"block devices\"
+        dev = e[\"name\"].split()[-1]
+        qd[dev] = max(qd[dev], e[\"args\"][\"requests\"])
+for dev in {r[\"dev\"] for r in io}:
+    ops = [r[\"max_qd\"] for r in io if r[\"dev\"] == dev]
+    assert max(ops) <= qd[dev] <= sum(ops), (dev, qd[dev], ops)
+pk = Counter((names[(e[\"pid\"], e[\"tid\"])], e[\"name\"]) for e in ev
+             if e[\"ph\"] == \"i\" and procs.get(e[\"pid\"]) == \"network devices\")
+for r in net:
+    assert pk[(r[\"dev\"], \"net_dev_xmit\")] == r[\"tx_packets\"] > 0, (r, pk)
+    assert pk[(r[\"dev\"], \"netif_receive_skb\")] == r[\"rx_packets\"], (r, pk)
+print(dict(slices), dict(qd), dict(pk))"
+'
+
 test_done

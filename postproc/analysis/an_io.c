@@ -143,18 +143,22 @@ int an_io_feed(struct an_io *io, const struct an_types *ty, const struct tpp_eve
 		if (!(r = req(io, k, 1)))
 			return -ENOMEM;
 		/* A requeued request is issued again: count it in flight once. */
+		r->issue_ts = ev->ts;
 		if (r->dev_slot == UINT32_MAX) {
 			qd_step(x, ev->ts, +1);
 			r->dev_slot = slot;
+			if (io->on_qd)
+				return io->on_qd(io->cb_ctx, x, ev->ts);
 		}
-		r->issue_ts = ev->ts;
 		return 0;
 	default:
 		break;
 	}
 	x->count++;
-	x->bytes += an_u(ev, ti, R_NSECT) * 512;
-	if (ti->f[R_ERROR] >= 0 && (int64_t)an_u(ev, ti, R_ERROR) != 0)
+	uint64_t bytes = an_u(ev, ti, R_NSECT) * 512;
+	int64_t error = ti->f[R_ERROR] >= 0 ? (int64_t)an_u(ev, ti, R_ERROR) : 0;
+	x->bytes += bytes;
+	if (error)
 		x->errors++;
 	uint32_t *ip = hmap_get(&io->req, k);
 	if (!ip) {
@@ -173,8 +177,16 @@ int an_io_feed(struct an_io *io, const struct an_types *ty, const struct tpp_eve
 	}
 	if (r->insert_ts && ev->ts >= r->insert_ts)
 		an_lat_add(&x->q2c, ev->ts - r->insert_ts);
-	if (r->dev_slot != UINT32_MAX)
-		qd_step(&io->d[r->dev_slot], ev->ts, -1);
+	if (!rc && io->on_req) {
+		struct an_ioreq_done done = {an_u(ev, ti, R_SECTOR), bytes, r->insert_ts, r->issue_ts, ev->ts, error};
+		rc = io->on_req(io->cb_ctx, x, &done);
+	}
+	if (r->dev_slot != UINT32_MAX) {
+		struct an_iodev *was = &io->d[r->dev_slot];
+		qd_step(was, ev->ts, -1);
+		if (!rc && io->on_qd)
+			rc = io->on_qd(io->cb_ctx, was, ev->ts);
+	}
 	hmap_del(&io->req, k);
 	r->next_free = io->free_rq;
 	io->free_rq = idx;

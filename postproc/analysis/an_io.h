@@ -25,6 +25,11 @@ struct an_iodev {
 	long double qd_area; /* integral of inflight over time, ns */
 	uint64_t qd_ts;
 };
+struct an_ioreq_done {
+	uint64_t sector, bytes;
+	uint64_t insert_ts, issue_ts, complete_ts;
+	int64_t error;
+};
 struct an_io {
 	struct an_iodev *d;
 	size_t n, cap;
@@ -38,6 +43,11 @@ struct an_io {
 	 * complete) as its completion at ts is fed, the value d2c takes. A
 	 * non-zero return is returned from an_io_feed. */
 	int (*on_d2c)(void *ctx, uint64_t ts, uint64_t ns);
+	/* Optional (export): each completed request, its insert and issue
+	 * times 0 where they were not recorded; and each change of a
+	 * device's requests in flight, d->inflight after it. */
+	int (*on_req)(void *ctx, const struct an_iodev *d, const struct an_ioreq_done *r);
+	int (*on_qd)(void *ctx, const struct an_iodev *d, uint64_t ts);
 	void *cb_ctx;
 };
 int an_io_init(struct an_io *io);

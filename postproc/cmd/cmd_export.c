@@ -5,12 +5,15 @@
  * events from the one pairing (an_pair.c), so they nest as replay shows
  * them; per CPU what ran there, the scheduler analysis's own on-CPU
  * intervals (an_sched's on_run: the numbers of `tracepp sched` and the
- * Gantt chart) as B/E pairs; kernel events as instants on their thread, or on their CPU
- * when no task ran; task names as metadata; lost-event ranges as marked
- * slices of their stream.
+ * Gantt chart) as B/E pairs; block requests as async slices per device
+ * (an_io's pairing: the requests of `tracepp io`) with each device's queue
+ * depth as a counter; packets as instants on their device's track; other
+ * kernel events as instants on their thread, or on their CPU when no task
+ * ran; task names as metadata; lost-event ranges as marked slices of their
+ * stream.
  *
  * Streamed: a call is written when it closes, a CPU slice when the task
- * leaves the CPU. What is held is the analyses' per-thread and per-task
+ * leaves the CPU, a block request when it completes. What is held is the analyses' per-thread and per-task
  * state (open call stacks), never the events or the tree.
  *
  * Times are microseconds (the format's unit) since the file's first event,
@@ -39,6 +42,7 @@
 #include "an_pair.h"
 #include "an_cg.h"
 #include "an_sched.h"
+#include "an_io.h"
 
 static const char usage_text[] =
 	"usage: tracepp export --format=chrome|folded [OPTIONS] FILE\n"
@@ -61,6 +65,10 @@ static const char usage_text[] =
 #define X_PID (4194304 + 1)
 #define X_CPU_TID(cpu) (X_PID + 1 + (int64_t)(cpu))
 #define X_LOST_TID(stream) (X_PID + 1 + 65536 + (int64_t)((stream) < 1000 ? (stream) : 1000))
+/* Block and network devices: two more pseudo-processes above the lost
+ * streams, a thread of the network one per device name. */
+#define X_BLK_PID (X_LOST_TID(1000) + 1)
+#define X_NET_PID (X_BLK_PID + 1)
 /* keys of the named set: a tid, a pid, a CPU track */
 #define K_TID(t) ((uint64_t)(uint32_t)(t))
 #define K_PID(p) ((uint64_t)1 << 32 | (uint32_t)(p))
@@ -74,6 +82,10 @@ struct ex {
 	struct an_syms *syms;
 	struct an_pair *pair;
 	struct an_sched sch;
+	struct an_io io;
+	struct hmap netdev;    /* hash of a device name -> its track */
+	uint32_t nnetdev;
+	uint64_t nreq;         /* async ids of block requests */
 	struct ofast *o;
 	enum xfmt fmt;
 	const char *out_path;
@@ -377,12 +389,131 @@ static int on_run(void *ctx, int32_t cpu, int32_t tid, uint64_t from, uint64_t t
 	return 0;
 }
 
+/* ------------------------------------------------ block and net devices */
+
+/* Device tracks hold no task's events: a --tid, --comm or --func export
+ * leaves them out, as it leaves out the CPUs' own instants. */
+static int devices_wanted(const struct ex *x)
+{
+	return !x->c->f.tids && !x->c->f.comm && !x->func;
+}
+
+static int name_pid(struct ex *x, int64_t pid, const char *name)
+{
+	if (hmap_get(&x->named, K_PID(pid)))
+		return 0;
+	meta(x, "process_name", pid, pid, name, strlen(name));
+	return hmap_put(&x->named, K_PID(pid), 1);
+}
+
+/* dev_t as the kernel keeps it in block events: major << 20 | minor */
+static int dev_name(char *buf, size_t n, uint32_t dev)
+{
+	return snprintf(buf, n, "%u:%u", dev >> 20, dev & 0xfffff);
+}
+
+/* A completed block request: an async slice from its issue to its
+ * completion, named for its device, so a viewer gives each device a
+ * track; the wait in the queue before issue is an arg. */
+static int on_req(void *ctx, const struct an_iodev *d, const struct an_ioreq_done *r)
+{
+	struct ex *x = ctx;
+	if (!r->issue_ts || !devices_wanted(x))
+		return 0;
+	if (name_pid(x, X_BLK_PID, "block devices"))
+		return -ENOMEM;
+	char name[24];
+	int len = dev_name(name, sizeof(name), d->dev);
+	uint64_t id = ++x->nreq;
+	for (int end = 0; end < 2; end++) {
+		struct ofast *o = x->o;
+		ev_open(x, end ? "e" : "b", X_BLK_PID, X_BLK_PID, end ? r->complete_ts : r->issue_ts);
+		of_str(o, ",\"cat\":\"block\",\"id\":");
+		of_u64(o, id);
+		of_str(o, ",\"name\":");
+		of_json_str(o, name, (size_t)len);
+		if (!end) {
+			of_str(o, ",\"args\":{\"op\":\"");
+			of_str(o, an_io_op_name[d->op]);
+			of_str(o, "\",\"sector\":");
+			num(o, r->sector);
+			of_str(o, ",\"bytes\":");
+			num(o, r->bytes);
+			if (r->insert_ts && r->insert_ts <= r->issue_ts) {
+				of_str(o, ",\"queued_ns\":");
+				num(o, r->issue_ts - r->insert_ts);
+			}
+			if (r->error) {
+				of_str(o, ",\"error\":");
+				snum(o, r->error);
+			}
+			of_ch(o, '}');
+		}
+		of_ch(o, '}');
+	}
+	return 0;
+}
+
+/* A device's requests in flight (issued, not completed), every op, as a
+ * counter: the queue depth `tracepp io` averages. */
+static int on_qd(void *ctx, const struct an_iodev *d, uint64_t ts)
+{
+	struct ex *x = ctx;
+	if (!devices_wanted(x))
+		return 0;
+	if (name_pid(x, X_BLK_PID, "block devices"))
+		return -ENOMEM;
+	uint64_t n = 0;
+	for (size_t i = 0; i < x->io.n; i++)
+		if (x->io.d[i].dev == d->dev)
+			n += x->io.d[i].inflight;
+	char name[40] = "queue depth ";
+	int len = 12 + dev_name(name + 12, sizeof(name) - 12, d->dev);
+	struct ofast *o = x->o;
+	ev_open(x, "C", X_BLK_PID, X_BLK_PID, ts);
+	of_str(o, ",\"cat\":\"block\",\"name\":");
+	of_json_str(o, name, (size_t)len);
+	of_str(o, ",\"args\":{\"requests\":");
+	of_u64(o, n);
+	of_str(o, "}}");
+	return 0;
+}
+
+/* The track of the network device a packet event names (one thread of
+ * the "network devices" process per name), or 0 when it names none. */
+static int64_t net_track(struct ex *x, const struct tpp_event *ev, const struct an_tinfo *ti)
+{
+	char name[32];
+	an_s(ev, ti, R_NAME, name, sizeof(name));
+	size_t len = strnlen(name, sizeof(name));
+	if (!len)
+		return 0;
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a: names are at most 15 bytes */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)name[i]) * 0x100000001b3ULL;
+	h &= ~(1ULL << 63);
+	uint32_t *i = hmap_get(&x->netdev, h);
+	if (i)
+		return X_NET_PID + 1 + *i;
+	uint32_t idx = x->nnetdev++;
+	if (name_pid(x, X_NET_PID, "network devices") || hmap_put(&x->netdev, h, idx))
+		return -ENOMEM;
+	meta(x, "thread_name", X_NET_PID, X_NET_PID + 1 + idx, name, len);
+	return X_NET_PID + 1 + idx;
+}
+
 /* ----------------------------------------------------------------- feed */
 
-static int kernel_event(struct ex *x, const struct tpp_event *ev)
+static int kernel_event(struct ex *x, const struct tpp_event *ev, const struct an_tinfo *ti)
 {
 	int64_t pid, tid;
-	if (ev->tid > 0) {
+	if (ti->kind >= AN_NET_QUEUE && ti->kind <= AN_NET_RECV && devices_wanted(x) &&
+	    (tid = net_track(x, ev, ti)) != 0) {
+		/* a packet: on its device's track */
+		if (tid < 0)
+			return (int)tid;
+		pid = X_NET_PID;
+	} else if (ev->tid > 0) {
 		if (!wanted(x, ev->tid))
 			return 0;
 		if (x->func) {
@@ -428,9 +559,10 @@ static int feed(void *ctx, const struct tpp_event *ev)
 	}
 	/* the sched analysis first: a switch closes the slice of the task
 	 * leaving before the instant of the switch is written */
-	if ((rc = an_sched_feed(&x->sch, x->ty, ev)) || (rc = an_pair_feed_ti(x->pair, ev, ti)))
+	if ((rc = an_sched_feed(&x->sch, x->ty, ev)) || (rc = an_pair_feed_ti(x->pair, ev, ti)) ||
+	    (rc = an_io_feed(&x->io, x->ty, ev)))
 		return rc;
-	if ((rc = kernel_event(x, ev)))
+	if ((rc = kernel_event(x, ev, ti)))
 		return rc;
 	return x->err;
 }
@@ -597,6 +729,11 @@ int cmd_export(int argc, char **argv)
 	an_sched_init(&x.sch);
 	x.sch.on_run = on_run;
 	x.sch.cb_ctx = &x;
+	an_io_init(&x.io);
+	x.io.on_req = on_req;
+	x.io.on_qd = on_qd;
+	x.io.cb_ctx = &x;
+	hmap_init(&x.netdev);
 	if (!x.fmt) {
 		rc = acli_usage_error(&c, "--format=chrome or --format=folded is needed (the format to write)");
 		goto out;
@@ -657,6 +794,8 @@ out:
 		free(tmp);
 	}
 	an_sched_free(&x.sch);
+	an_io_free(&x.io);
+	hmap_free(&x.netdev);
 	an_pair_close(x.pair);
 	an_syms_close(x.syms);
 	hmap_free(&x.named);
