@@ -13,7 +13,8 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 # Debian packages: to build, to run the tests, to plot, and the peers used by `make bench`.
 DEB_BUILD := gcc g++ make binutils pkg-config libcbor-dev liblz4-dev libdw-dev libelf-dev libbz2-dev libtraceevent-dev
 DEB_RUN   := gnuplot-nox
-DEB_TEST  := clang libclang-rt-14-dev uftrace linux-perf python3 iproute2 util-linux e2fsprogs strace bpftrace chromium
+DEB_TEST  := clang libclang-rt-14-dev uftrace linux-perf python3 iproute2 util-linux e2fsprogs strace bpftrace chromium \
+             man-db groff-base
 # front-end consumers the tests load exports into (speedscope, driven in
 # Debian's chromium by playwright-core), pinned by tests/tools/package-lock.json
 NPM_TOOLS := tests/tools
@@ -95,11 +96,18 @@ ORACLE    := $(foreach s,$(notdir $(basename $(ORACLE_C) $(ORACLE_CXX))),$(forea
 SAMPLES   := $(foreach s,$(patsubst samples/src/%.c,%,$(SAMPLE_SRC)),$(B)/samples/$(s) $(B)/samples/$(s)-pg $(B)/samples/$(s)-fi) \
              $(foreach s,$(patsubst samples/src/%.cc,%,$(SAMPLE_CXX)),$(B)/samples/$(s) $(B)/samples/$(s)-pg $(B)/samples/$(s)-fi)
 
-.PHONY: all deps check check-fast check-layers check-san bench demo fuzz install clean samples oracle
+.PHONY: all deps check check-fast check-layers check-san bench demo fuzz install uninstall clean samples oracle man
 # The recorder and runtime are built once their sources exist. The oracle
 # programs are only recorded by the plain build's tests.
 all: $(TRACEPP) $(if $(REC_SRC),$(TRACEREC)) $(if $(RT_SRC),$(LIBRT)) $(BENCH_BIN) $(UNIT_BIN) samples \
-     $(if $(filter 1,$(SAN)),,oracle)
+     $(if $(filter 1,$(SAN)),,oracle man)
+
+# The man pages, made from the built programs' own --help (man/mkman.sh):
+# tracepp(1), tracerec(1) and one per subcommand.
+MAN_STAMP := $(B)/man/.made
+man: $(MAN_STAMP)
+$(MAN_STAMP): $(TRACEPP) $(TRACEREC) man/mkman.sh
+	@rm -rf $(B)/man && sh man/mkman.sh $(B) $(B)/man && touch $@
 
 samples: $(SAMPLES)
 
@@ -248,11 +256,27 @@ fuzz: deps
 	$(B)/fuzz/fuzz_reader -max_total_time=$${FUZZ_SECONDS:-60} -max_len=$${FUZZ_MAX_LEN:-8192} \
 	  -rss_limit_mb=1024 $(B)/fuzz/corpus
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/tracepp $(DESTDIR)$(PREFIX)/share/tracepp
+# install: the products only (no tests, benchmarks or samples are built):
+# the two programs, the runtime, the man pages, bash completion, the file
+# format's spec and the licence. uninstall removes exactly those.
+BASH_COMPDIR := $(PREFIX)/share/bash-completion/completions
+INSTALLED := bin/tracepp bin/tracerec lib/tracepp/libtpprt.so share/doc/tracepp/format.md \
+	share/doc/tracepp/LICENSE share/bash-completion/completions/tracepp share/bash-completion/completions/tracerec
+install: $(TRACEPP) $(TRACEREC) $(LIBRT) $(MAN_STAMP)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/tracepp $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(BASH_COMPDIR) $(DESTDIR)$(PREFIX)/share/doc/tracepp
 	install -m 755 $(TRACEPP) $(TRACEREC) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(LIBRT) $(DESTDIR)$(PREFIX)/lib/tracepp/
-	cp -r specs plot $(DESTDIR)$(PREFIX)/share/tracepp/
+	install -m 644 $(B)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 completion/tracepp.bash $(DESTDIR)$(BASH_COMPDIR)/tracepp
+	install -m 644 completion/tracepp.bash $(DESTDIR)$(BASH_COMPDIR)/tracerec
+	install -m 644 specs/format.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/tracepp/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED)) $(DESTDIR)$(PREFIX)/share/man/man1/tracepp.1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/tracepp-*.1 $(DESTDIR)$(PREFIX)/share/man/man1/tracerec.1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/tracerec-*.1
+	-rmdir $(DESTDIR)$(PREFIX)/lib/tracepp $(DESTDIR)$(PREFIX)/share/doc/tracepp 2>/dev/null
 
 clean:
 	rm -rf build build-san

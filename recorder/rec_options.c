@@ -32,6 +32,7 @@ const char rec_usage[] =
 	"  --flight SIZE|Ns flight recorder: keep only the last SIZE of buffer and/or\n"
 	"                   N seconds; written out on SIGUSR1 and at exit\n"
 	"  -q               no summary line\n"
+	"  -h, --help       this text\n"
 	"  --count-fired    count every tracepoint's hits (~0.1 us per event) to report\n"
 	"                   per type what the kernel fired but did not store; by default\n"
 	"                   only context switches are counted, the truth for sched_switch\n"

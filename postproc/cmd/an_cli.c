@@ -205,7 +205,8 @@ int acli_task_wanted(struct acli *c, int32_t tid, const char *comm)
 
 static const char where_usage[] =
 	"  --where=FILTER           only events the filter passes, in the kernel's filter syntax\n"
-	"                           (as tracerec --filter): 'prev_state == 1 && prev_comm ~ \"bash*\"'\n";
+	"                           (as tracerec --filter): 'prev_state == 1 && prev_comm ~ \"bash*\"'\n"
+	"  -h, --help               this text\n";
 
 int acli_start(struct acli *c, const struct acli_spec *sp, int argc, char **argv)
 {
@@ -230,6 +231,9 @@ int acli_start(struct acli *c, const struct acli_spec *sp, int argc, char **argv
 				return rc;
 			continue;
 		}
+		if ((opt == 't' || opt == 'c') && sp->no_tasks)
+			return acli_usage_error(c, "--%s: %s reports per device, and no event it reads is a task's",
+						opt == 't' ? "tid" : "comm", sp->cmd);
 		if ((rc = acli_opt(c, opt, optarg)) < 0)
 			return 2;
 		if (rc)

@@ -56,6 +56,9 @@ struct acli_spec {
 	/* --format is the command's own (export's chrome|folded): opt gets it
 	 * as ACLI_OPT_FORMAT instead of text|json|csv */
 	int own_format;
+	/* no event the command reads is a task's (io, net: per device): --tid
+	 * and --comm are refused, not quietly ignored */
+	int no_tasks;
 };
 #define ACLI_GO (-1)
 /* The common start of every analysis command: parses argv (--help prints

@@ -34,7 +34,8 @@ static void usage(FILE *f)
 		   "                    [--tid=TID] [--where=FILTER] [--srcline] FILE\n"
 		   "  --where    only events the filter passes, in the kernel's filter syntax (tracerec --filter):\n"
 		   "             'prev_state == 1 && prev_comm ~ \"bash*\"'\n"
-		   "  --srcline  add FILE:LINE of addresses, from local binaries with the recorded build-id\n");
+		   "  --srcline  add FILE:LINE of addresses, from local binaries with the recorded build-id\n"
+		   "  -h, --help this text\n");
 }
 
 static int is_addr_field(const char *n)

@@ -21,7 +21,8 @@ struct scount {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tracepp info [--format=text|json] FILE\n");
+	fprintf(f, "usage: tracepp info [--format=text|json] FILE\n"
+		   "  -h, --help  this text\n");
 }
 
 /* A JSON string literal, and the text form: every string here comes from

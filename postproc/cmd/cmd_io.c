@@ -117,7 +117,7 @@ int cmd_io(int argc, char **argv)
 	struct io_run r;
 	memset(&r, 0, sizeof(r));
 	const struct acli_spec spec = {.cmd = "io", .usage = usage_text, .opts = lo,
-				       .opt = own_opt, .ctx = &r};
+				       .opt = own_opt, .ctx = &r, .no_tasks = 1};
 	struct acli c;
 	int rc = acli_start(&c, &spec, argc, argv);
 	if (rc != ACLI_GO)

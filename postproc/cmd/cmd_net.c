@@ -91,7 +91,7 @@ int cmd_net(int argc, char **argv)
 	static const struct option lo[] = {{"conns", no_argument, 0, 'C'}, {0, 0, 0, 0}};
 	int conns = 0;
 	const struct acli_spec spec = {.cmd = "net", .usage = usage_text, .opts = lo,
-				       .opt = own_opt, .ctx = &conns};
+				       .opt = own_opt, .ctx = &conns, .no_tasks = 1};
 	struct acli c;
 	int rc = acli_start(&c, &spec, argc, argv);
 	if (rc != ACLI_GO)

@@ -83,6 +83,8 @@ static void usage(FILE *f)
 		   "  --exact         gantt: one bar per interval, even past 20000 (slow to render)\n"
 		   "  --keep          keep OUT.gp and the OUT.*.dat data files beside the image\n"
 		   "  --data-only     write data and script only (no gnuplot needed)\n"
+		   "  -o, --output=OUT  the image to write (its name says the format)\n"
+		   "  -h, --help      this text\n"
 		   "\nThe files are made in a private directory and moved into place: an existing one\n"
 		   "is replaced only when it is a regular file of yours. gnuplot is taken from PATH\n"
 		   "only where no user but root and you can change it (or TPP_GNUPLOT=/path).\n");

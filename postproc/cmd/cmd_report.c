@@ -381,7 +381,9 @@ static void usage(FILE *f)
 		   "kept in DIR). Without gnuplot the plots' data and scripts are still written.\n"
 		   "A new DIR is made private (0700). An existing DIR is reused only when it is a\n"
 		   "directory of yours no one else can write; a file in it is replaced only when\n"
-		   "it is a regular file of yours.\n");
+		   "it is a regular file of yours.\n"
+		   "  -o, --output=DIR   the directory to write\n"
+		   "  -h, --help         this text\n");
 }
 
 int cmd_report(int argc, char **argv)

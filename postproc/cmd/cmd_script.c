@@ -22,7 +22,8 @@ static void usage(FILE *f)
 		   "  a bpftrace program over a recording: probes BEGIN, END, tracepoint:SYS:NAME,\n"
 		   "  uprobe:BIN:FUNC, uretprobe:BIN:FUNC, interval:s:N (on trace time);\n"
 		   "  maps and aggregations printed at the end as bpftrace prints them\n"
-		   "  -f, --format=json  bpftrace's -f json output\n");
+		   "  -f, --format=json  bpftrace's -f json output\n"
+		   "  -h, --help         this text\n");
 }
 
 #define PROG_MAX (1u << 20)
