@@ -132,8 +132,19 @@ $(LIBANALYZE): $(call obj,$(ANALYSIS_SRC))
 $(LIBUTIL): $(call obj,$(UTIL_SRC))
 	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
 
-$(TRACEPP): $(call obj,$(POSTPROC_SRC)) $(LIBANALYZE) $(LIBDECODE) $(LIBUTIL) $(LIBFORMAT)
+$(TRACEPP): $(call obj,$(POSTPROC_SRC)) $(B)/obj/gen/syscall_names.o $(LIBANALYZE) $(LIBDECODE) $(LIBUTIL) $(LIBFORMAT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(TPP_LIBS)
+
+# x86-64 syscall names for dump and replay (postproc/out/fieldfmt.c), from
+# the kernel's own list in linux-libc-dev's <asm/unistd_64.h>; an empty
+# table where the header is not found, and the numbers print as numbers.
+SYSCALL_HDR := $(firstword $(wildcard /usr/include/x86_64-linux-gnu/asm/unistd_64.h /usr/include/asm/unistd_64.h))
+$(B)/gen/syscall_names.c: $(SYSCALL_HDR) postproc/out/gen-syscalls.sh
+	@mkdir -p $(dir $@)
+	sh postproc/out/gen-syscalls.sh $(SYSCALL_HDR) >$@.tmp && mv $@.tmp $@
+$(B)/obj/gen/syscall_names.o: $(B)/gen/syscall_names.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<
 $(TRACEREC): $(call obj,$(REC_SRC)) $(LIBFORMAT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

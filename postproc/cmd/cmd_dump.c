@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "esc.h"
 #include "out_fast.h"
+#include "fieldfmt.h"
 #include "script.h"
 
 /* What dump needs to know about each type, worked out once. */
@@ -21,6 +22,7 @@ struct tinfo {
 	size_t namelen;
 	uint8_t is_addr[TPP_MAX_FIELDS]; /* symbolize this field; 2: a probe's own function */
 	uint8_t clash[TPP_MAX_FIELDS];   /* JSON key would repeat a common key */
+	uint8_t ff[TPP_MAX_FIELDS];      /* enum ff_kind: how people read it */
 	char jkey[TPP_MAX_FIELDS][TPP_NAME_MAX + 8];
 	char tname[TPP_NAME_MAX * 4 + 4]; /* " name:" for text, control bytes escaped */
 	size_t tnlen;
@@ -44,7 +46,7 @@ static int is_addr_field(const char *n)
 	       !strcmp(n, "func");
 }
 
-static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types)
+static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types, const char *arch)
 {
 	ti->ready = 1;
 	ti->namelen = strlen(t->name);
@@ -68,6 +70,8 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types)
 	static const char *const common[] = {"ts", "cpu", "tid", "type", "task", "sym"};
 	for (unsigned i = 0; i < t->nfields; i++) {
 		ti->is_addr[i] = t->fields[i].type == TPP_F_U64 && is_addr_field(t->fields[i].name);
+		int num = t->fields[i].type == TPP_F_U64 || t->fields[i].type == TPP_F_S64;
+		ti->ff[i] = num && !ti->is_addr[i] ? (uint8_t)ff_kind(arch, t->name, t->fields[i].name) : FF_NONE;
 		/* the function a probe fired in: named by the probe when the
 		 * task's maps are not in the file */
 		if (t->fields[i].type == TPP_F_U64 &&
@@ -222,16 +226,32 @@ static void text_line(struct dump *d, const struct tpp_event *ev, const struct t
 	for (unsigned i = 0; i < ev->nvals; i++) {
 		const struct tpp_field_def *fd = &ev->t->fields[i];
 		of_mem(o, t->tkey[i], t->tklen[i]);
+		char rd[48];
+		size_t rn = t->ff[i] ? ff_text(rd, sizeof(rd), t->ff[i], ev->v[i].u) : 0;
 		switch (fd->type) {
 		case TPP_F_U64:
 			if (t->is_addr[i])
 				text_addr(d, ev, t, i);
+			else if (rn && t->ff[i] != FF_SYSCALL)
+				of_mem(o, rd, rn);
 			else
 				of_u64(o, ev->v[i].u);
 			break;
-		case TPP_F_S64: of_i64(o, ev->v[i].i); break;
+		case TPP_F_S64:
+			if (rn && t->ff[i] != FF_ERRNO && t->ff[i] != FF_SYSCALL) {
+				of_mem(o, rd, rn);
+				break;
+			}
+			of_i64(o, ev->v[i].i);
+			break;
 		case TPP_F_STR: of_text(o, ev->v[i].s.p, ev->v[i].s.len); break;
 		default: hex_bytes(o, &ev->v[i]);
+		}
+		/* a number with a name: both, "id=0(read)", "ret=-11(EAGAIN)" */
+		if (rn && (t->ff[i] == FF_SYSCALL || t->ff[i] == FF_ERRNO)) {
+			of_ch(o, '(');
+			of_mem(o, rd, rn);
+			of_ch(o, ')');
 		}
 	}
 	of_ch(o, '\n');
@@ -276,6 +296,17 @@ static void json_line(struct dump *d, const struct tpp_event *ev, const struct t
 			of_ch(o, '"');
 			hex_bytes(o, &ev->v[i]);
 			of_ch(o, '"');
+		}
+		/* the raw number stays; how people read it comes beside it, as
+		 * FIELD_str */
+		char rd[48];
+		size_t rn = t->ff[i] ? ff_text(rd, sizeof(rd), t->ff[i], ev->v[i].u) : 0;
+		if (rn) {
+			size_t kl = strlen(t->jkey[i]);
+			of_mem(o, ", ", 2);
+			of_mem(o, t->jkey[i], kl - 1);
+			of_mem(o, "_str\": ", 7);
+			of_json_str(o, rd, rn);
 		}
 	}
 	char dm[TPP_NAME_MAX + 32];
@@ -393,7 +424,7 @@ int cmd_dump(int argc, char **argv)
 			continue;
 		struct tinfo *t = &ti[ev->type];
 		if (!t->ready)
-			prep(t, ev->t, a.types);
+			prep(t, ev->t, a.types, tpp_r_info(r)->arch);
 		if (!t->selected || (flt && !tps_filter_match(flt, ev)))
 			continue;
 		/* consecutive events mostly share a task: look its name up once */

@@ -1,0 +1,27 @@
+/* fieldfmt — kernel field values as people read them, beside the raw
+ * number: a task state as its letters (prev_state=256 is "R+", as perf and
+ * trace-cmd print it), a block device number as major:minor, a syscall
+ * number as its name, a negative syscall return as its errno name, a
+ * kernel address in hex.
+ *
+ * ff_kind classifies a field once per event type; ff_text formats one
+ * value. Nothing here allocates or prints; the caller decides where the
+ * text goes (text output in place of the number, JSON beside it).
+ */
+#ifndef TPP_FIELDFMT_H
+#define TPP_FIELDFMT_H
+#include <stddef.h>
+#include <stdint.h>
+
+enum ff_kind { FF_NONE, FF_TASK_STATE, FF_DEV, FF_SYSCALL, FF_ERRNO, FF_HEX };
+
+/* How field FIELD of event type TYPE reads (TYPE as the file names it, with
+ * or without its "subsystem:"); arch is the recording host's (tpp_file_info),
+ * syscall numbers are named only for the ones whose table tracepp has. */
+enum ff_kind ff_kind(const char *arch, const char *type, const char *field);
+
+/* v as kind k reads, NUL-terminated in buf; its length, or 0 when v has no
+ * reading of that kind (a return that is no error, a syscall number
+ * unknown): print the number then. */
+size_t ff_text(char *buf, size_t len, enum ff_kind k, uint64_t v);
+#endif

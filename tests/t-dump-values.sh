@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# dump prints field values as people read them (postproc/out/fieldfmt.c):
+# task states as the kernel's own print format spells them (its flag table,
+# read from this machine's tracefs), block devices as major:minor (the
+# format's own shift), syscall numbers by name and failed returns by errno
+# name (a program that makes known calls, and Python's errno table); JSON
+# keeps each raw number and adds the reading as FIELD_str.
+. "$(dirname "$0")/lib.sh"
+DEMO=$TOP/samples/traces/demo.tpp
+FMT=/sys/kernel/tracing/events
+
+tracefs_ok() { [ -d $FMT ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; [ -r $FMT/sched/sched_switch/format ]; }
+
+if tracefs_ok; then
+test_expect 'sched_switch prev_state and block dev read as the kernel formats them; JSON keeps the number and adds the reading' '
+	"$TRACEPP" dump "$DEMO" >d.txt 2>/dev/null && "$TRACEPP" dump --format=json "$DEMO" >d.json 2>/dev/null &&
+	python3 - $FMT <<-"PY"
+	import json, re, sys
+	fmt = sys.argv[1]
+	pf = open(fmt + "/sched/sched_switch/format").read().split("print fmt:")[1]
+	# the kernel table: { 0x00000001, "S" }, ...; "R" when no bit; "+" for the bit past them
+	flags = [(int(v, 16), s) for v, s in re.findall(r"\{ (0x[0-9a-f]+), \"(\w)\" \}", pf)]
+	assert len(flags) >= 7, pf
+	top = max(v for v, _ in flags) << 1
+	def state(v):
+	    s = "|".join(n for b, n in flags if v & b) or "R"
+	    return s + ("+" if v & top else "")
+	bf = open(fmt + "/block/block_rq_issue/format").read().split("print fmt:")[1]
+	shift = int(re.search(r"\(REC->dev\) >> (\d+)", bf).group(1))
+	text = [l for l in open("d.txt") if " sched_switch: " in l or " block_rq_issue: " in l]
+	js = [e for e in map(json.loads, open("d.json")) if e["type"] in ("sched_switch", "block_rq_issue")]
+	assert len(text) == len(js) > 1000, (len(text), len(js))
+	seen = set()
+	for t, e in zip(text, js):
+	    if e["type"] == "sched_switch":
+	        want = state(e["prev_state"])
+	        assert " prev_state=%s " % want in t and e["prev_state_str"] == want, (t, e, want)
+	    else:
+	        want = "%d:%d" % (e["dev"] >> shift, e["dev"] & ((1 << shift) - 1))
+	        assert " dev=%s " % want in t and e["dev_str"] == want, (t, e)
+	    seen.add(want)
+	print(sorted(seen))
+	assert {"R", "R+", "S"} <= seen, seen
+	PY
+'
+else
+	test_skip 'sched_switch prev_state and block dev read as the kernel formats them' 'no tracefs to read the kernel formats from'
+fi
+
+test_expect 'syscalls by name and failed returns by errno name: a program that calls getsid 7 times and closes a bad fd' '
+	[ -d $FMT/raw_syscalls ] || { echo "no raw_syscalls events: nothing to check"; exit 1; }
+	"$TRACEREC" record -q -e syscalls -o s.tpp -- python3 -c "import os
+for _ in range(7): os.getsid(0)
+try: os.close(987)
+except OSError: pass
+print(os.getpid())" >pid && pid=$(cat pid) &&
+	"$TRACEPP" dump s.tpp 2>/dev/null | grep -- "-$pid sys_" >d.txt &&
+	"$TRACEPP" dump --format=json s.tpp 2>/dev/null | grep "\"tid\": $pid," >d.json &&
+	[ $(grep -c "sys_enter: id=[0-9]*(getsid)" d.txt) = 7 ] && [ $(grep -c "sys_exit: id=[0-9]*(getsid) ret=" d.txt) = 7 ] &&
+	python3 -c "import errno, json, sys
+bad = [e for e in map(json.loads, open(\"d.json\")) if e[\"type\"] == \"sys_exit\" and e.get(\"id_str\") == \"close\" and e[\"ret\"] < 0]
+assert len(bad) >= 1 and all(e[\"ret_str\"] == errno.errorcode[-e[\"ret\"]] for e in bad), bad
+assert any(e[\"ret\"] == -errno.EBADF for e in bad), bad
+print(len(bad), \"failed close:\", bad[-1][\"ret\"], bad[-1][\"ret_str\"])" &&
+	grep "id=[0-9]*(close) ret=-$(python3 -c "import errno; print(errno.EBADF)")(EBADF)$" d.txt
+'
+
+test_done
