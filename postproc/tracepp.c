@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("tracepp %s (format %d.%d)\n", TPP_VERSION, TPP_MAJOR, TPP_MINOR);
 		return 0;
 	}

@@ -9,13 +9,14 @@
 
 const char rec_usage[] =
 	"usage: tracerec record [OPTIONS] [-- CMD ARGS...]\n"
-	"  -e EVENTS        sched, block, net, syscalls, SUBSYS, SUBSYS:NAME; comma-separated, repeatable\n"
+	"  -e, --event EVENTS  sched, block, net, syscalls, SUBSYS, SUBSYS:NAME; comma-separated,\n"
+	"                   repeatable ('tracerec list' names them)\n"
 	"  --filter EXPR    kernel filter for the events of the preceding -e\n"
-	"  -a               system-wide (also with -- CMD: for as long as CMD runs)\n"
-	"  -p PID[,PID...]  these processes and their future children\n"
-	"  -C CPUS          only these CPUs (e.g. 0,2-3)\n"
-	"  -d SECONDS       stop after this long\n"
-	"  -o FILE          output file (default trace.tpp), created 0600: an existing FILE is\n"
+	"  -a, --all-cpus   system-wide (also with -- CMD: for as long as CMD runs)\n"
+	"  -p, --pid PID[,PID...]  these processes and their future children\n"
+	"  -C, --cpu CPUS   only these CPUs (e.g. 0,2-3)\n"
+	"  -d, --duration SECONDS  stop after this long\n"
+	"  -o, --output FILE  output file (default trace.tpp), created 0600: an existing FILE is\n"
 	"                   replaced only if it is a regular file of yours\n"
 	"  --group GROUP    make the file 0640 and owned by GROUP (readable by its members)\n"
 	"  -b, --buffer-size SIZE  buffer memory per CPU; a bare number is KB, as trace-cmd's -b\n"
@@ -31,13 +32,28 @@ const char rec_usage[] =
 	"  --max-size SIZE  stop before the file exceeds SIZE (K, M, G suffixes)\n"
 	"  --flight SIZE|Ns flight recorder: keep only the last SIZE of buffer and/or\n"
 	"                   N seconds; written out on SIGUSR1 and at exit\n"
-	"  -q               no summary line\n"
+	"  -q, --quiet      no summary line\n"
 	"  -h, --help       this text\n"
 	"  --count-fired    count every tracepoint's hits (~0.1 us per event) to report\n"
 	"                   per type what the kernel fired but did not store; by default\n"
 	"                   only context switches are counted, the truth for sched_switch\n"
-	"function tracing (with -- CMD): -F GLOB, -N GLOB, -D DEPTH, --min-duration NS,\n"
-	"  -u BIN:GLOB, -A FUNC:ARGS, -k GLOB, --no-func, --max-probes N\n";
+	"function tracing (with -- CMD; a program built with -pg or -finstrument-functions\n"
+	"is traced whole through libtpprt.so, any other through uprobes):\n"
+	"  -F, --func GLOB  only these functions and what they call (repeatable)\n"
+	"  -N, --notrace GLOB  not these functions, nor what they call (repeatable)\n"
+	"  -D, --depth N    only N levels of calls\n"
+	"  --min-duration NS  only calls lasting at least NS nanoseconds\n"
+	"  -u, --uprobe BIN:GLOB  uprobes on the functions of BIN (a path; lib names too)\n"
+	"                   matching GLOB, entry and return (repeatable)\n"
+	"  -A, --argument FUNC:ARGS  record FUNC's arguments: ARGS is a comma-separated list\n"
+	"                   of parameter names (from the binary's DWARF: typed, strings as\n"
+	"                   text; -pg return values too) or, for uprobes, kernel fetch\n"
+	"                   args: %di %si %dx %cx %r8 %r9 (the x86-64 argument registers),\n"
+	"                   +8(%di), +0(%si):string, len=%dx:u32 (named, typed)\n"
+	"  -k, --kprobe GLOB  kprobes on the kernel functions matching GLOB (where the\n"
+	"                   kernel has kprobes)\n"
+	"  --no-func        no compiled-in function tracing of CMD (its kernel events only)\n"
+	"  --max-probes N   at most N uprobes (default 1000)\n";
 
 static int fail(char *msg, size_t len, const char *fmt, ...)
 {
@@ -151,6 +167,20 @@ int rec_parse(struct rec_opts *o, int argc, char **argv, char *msg, size_t len)
 		{"group", required_argument, NULL, O_GROUP},
 		{"count-fired", no_argument, NULL, O_COUNTFIRED},
 		{"blocking-timeout", required_argument, NULL, O_BLOCKTO},
+		/* a long name for every short option, as perf and uftrace spell them */
+		{"event", required_argument, NULL, 'e'},
+		{"all-cpus", no_argument, NULL, 'a'},
+		{"pid", required_argument, NULL, 'p'},
+		{"cpu", required_argument, NULL, 'C'},
+		{"duration", required_argument, NULL, 'd'},
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"func", required_argument, NULL, 'F'},
+		{"notrace", required_argument, NULL, 'N'},
+		{"depth", required_argument, NULL, 'D'},
+		{"uprobe", required_argument, NULL, 'u'},
+		{"argument", required_argument, NULL, 'A'},
+		{"kprobe", required_argument, NULL, 'k'},
 		{NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof(*o));

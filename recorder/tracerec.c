@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("tracerec %s\n", TPP_VERSION);
 		return 0;
 	}

@@ -78,6 +78,20 @@ test_expect 'every long option in the sources option tables is in its --help and
 	done
 '
 
+test_expect 'every short option of tracerec record has its long name, doing the same; -V is --version in both programs' '
+	[ "$("$TRACEPP" -V)" = "$("$TRACEPP" --version)" ] && [ "$("$TRACEREC" -V)" = "$("$TRACEREC" --version)" ] &&
+	"$TRACEREC" --version | grep -qx "tracerec $(cat "$TOP/VERSION")" &&
+	"$TRACEREC" record --help | python3 -c "import re, sys
+h = sys.stdin.read()
+shorts = set(re.findall(r\"(?m)^  -([a-zA-Z])[ ,]\", h))
+pairs = dict(re.findall(r\"(?m)^  -([a-zA-Z]), --([a-z-]+)\", h))
+assert len(shorts) >= 13 and shorts <= set(pairs), sorted(shorts - set(pairs))
+print(sorted(pairs.items()))" &&
+	{ [ ! -d /sys/kernel/tracing/instances ] && echo "no tracefs: the recording part is not run" ||
+	  { "$TRACEREC" record --event sched --all-cpus --duration 0.3 --output long.tpp --quiet &&
+	    "$TRACEPP" info --format=json long.tpp | grep -q "sched_switch"; }; }
+'
+
 # complete WORDS...: what the completion function offers for the last word
 complete_words() {
 	bash --norc --noprofile -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
