@@ -17,6 +17,13 @@
 # ratio to the untraced run of that repetition): the tracing work done in the
 # workload's own context, which the other programs of a busy machine do not
 # inflate as they do its wall time.
+# The floor: "tracefs", a private instance with the events tracerec enables
+# (and the task events it reads for names), every CPU's trace_pipe_raw read
+# by cat: the kernel's own cost of writing them, nothing of a recorder's.
+# Where a recorder's cost goes besides the events themselves: its wake-ups
+# (voluntary context switches of all its threads) and the irq_work
+# interrupts on the workload's CPU (the ring buffer wakes a waiting reader
+# through one) per run.
 # Knobs: ROUNDS (default 50000), IOS (default 3000), REPS (default 5);
 # TRACEREC_B=another tracerec (e.g. main's build) measured beside, as
 # "tracerec_b", for before/after numbers from the same run.
@@ -39,7 +46,8 @@ PY=$(python3 -c 'import sys; print(sys.executable)')
 if [ "$(nproc)" -ge 2 ]; then WL_CPU=0 REC_PIN="taskset -c 1"; else WL_CPU=0 REC_PIN=; fi
 
 # bg_rusage OUTFILE CMD...: runs CMD in the background; when it exits, its
-# CPU time (user+sys, all its threads and waited-for children) goes to OUTFILE.
+# CPU time (user+sys, all its threads and waited-for children) and its
+# voluntary context switches (its wake-ups) go to OUTFILE.
 bg_rusage() {
 	local out=$1; shift
 	$REC_PIN "$PY" -c '
@@ -53,7 +61,7 @@ while True:
     except InterruptedError:
         pass
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
-open(sys.argv[1], "w").write("%.6f\n" % (r.ru_utime + r.ru_stime))' "$out" "$@" &
+open(sys.argv[1], "w").write("%.6f %d\n" % (r.ru_utime + r.ru_stime, r.ru_nvcsw))' "$out" "$@" &
 	BG=$!
 }
 
@@ -104,10 +112,33 @@ for l in sys.stdin:
 	esac
 }
 
+# tracerec's events per group (recorder/event_select.c), and the task events
+# it reads for names
+tfs_events() {
+	case $1 in
+	sched) echo sched/sched_switch sched/sched_wakeup sched/sched_wakeup_new sched/sched_migrate_task \
+		sched/sched_process_fork sched/sched_process_exec sched/sched_process_exit sched/sched_stat_runtime ;;
+	block) echo block/block_rq_insert block/block_rq_issue block/block_rq_complete ;;
+	esac
+	echo task/task_newtask task/task_rename sched/sched_process_exec
+}
+TI=/sys/kernel/tracing/instances/tpp-bench-$$ CATS=
+tfs_off() {
+	[ -n "$CATS" ] && { kill $CATS 2>/dev/null; wait $CATS 2>/dev/null; CATS=; }
+	[ -d "$TI" ] && { echo 0 >"$TI/tracing_on"; echo 0 >"$TI/events/enable"; rmdir "$TI"; }
+}
+trap 'tfs_off; rm -rf "$W"' EXIT
+irq_work() { awk -v c=$((WL_CPU + 2)) '$1 == "IWI:" {print $c}' /proc/interrupts; }
+
 # start_tool TOOL EVENTS FILE: system-wide recorder in the background
 start_tool() {
 	local ev
 	case $1 in
+	tracefs)
+		mkdir "$TI" && echo mono >"$TI/trace_clock"
+		for ev in $(tfs_events "$2"); do [ -d "$TI/events/$ev" ] && echo 1 >"$TI/events/$ev/enable"; done
+		for ev in "$TI"/per_cpu/cpu*; do $REC_PIN cat "$ev/trace_pipe_raw" >/dev/null & CATS="$CATS $!"; done
+		BG= ;;
 	tracerec) bg_rusage "$W/cpu" "$TRACEREC" record -q -a -e "$2" -o "$3" ;;
 	tracerec_b) bg_rusage "$W/cpu" "$TRACEREC_B" record -q -a -e "$2" -o "$3" ;;
 	trace-cmd)
@@ -122,9 +153,9 @@ start_tool() {
 	esac
 	sleep 1 # setup done (trace-cmd and perf need a moment)
 }
-stop_tool() { [ -n "$BG" ] && { kill -INT "$BG"; wait "$BG"; }; }
+stop_tool() { [ -n "$BG" ] && { kill -INT "$BG"; wait "$BG"; }; tfs_off; }
 
-tools="none tracerec"
+tools="none tracefs tracerec"
 [ -n "${TRACEREC_B:-}" ] && tools="$tools tracerec_b"
 [ $have_tc = 1 ] && tools="$tools trace-cmd"
 [ $have_perf = 1 ] && tools="$tools perf"
@@ -133,11 +164,12 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo "# switch workload: w-pingpong $ROUNDS rounds on CPU $WL_CPU; io: w-odirect $IOS x 4 KiB on CPU $WL_CPU;" \
 	"recorders ${REC_PIN:-unpinned}; $REPS interleaved repetitions"
 for wl in switch io; do
-	for tool in $tools; do : >"$W/times.$tool"; : >"$W/acc.$tool"; : >"$W/cpus.$tool"; done
+	for tool in $tools; do : >"$W/times.$tool"; : >"$W/acc.$tool"; : >"$W/cpus.$tool"; : >"$W/iwi.$tool"; done
 	for rep in $(seq "$REPS"); do
 		for tool in $tools; do
 			f=$W/$tool.$wl.$rep; rm -f "$f" "$W/cpu"
 			start_tool $tool $([ $wl = switch ] && echo sched || echo block) "$f"
+			iw0=$(irq_work)
 			if [ $wl = switch ]; then
 				W_TIME=1 taskset -c $WL_CPU "$S/w-pingpong" "$ROUNDS" >"$W/out" 2>"$W/err"
 				awk '/^elapsed_ns/ {print $2}' "$W/err" >>"$W/times.$tool"
@@ -146,8 +178,9 @@ for wl in switch io; do
 				taskset -c $WL_CPU "$S/w-odirect" "$W/io.file" "$IOS" >"$W/out"
 				awk '{print $7 - $6}' "$W/out" >>"$W/times.$tool"
 			fi
+			echo $(($(irq_work) - ${iw0:-0})) >>"$W/iwi.$tool"
 			stop_tool
-			[ $tool = none ] && continue
+			[ $tool = none ] || [ $tool = tracefs ] && continue
 			n=$(nevents $tool "$f")
 			as_text $tool "$f" >"$W/txt"
 			cap=0 want=0
@@ -161,8 +194,9 @@ for wl in switch io; do
 				want=$((rd + wr))
 				cap=$(awk -v d="$maj,$min" -v a="$t0" -v b="$t1" '$2 == "block_rq_complete" && $3 == d && $1 > a && $1 < b && $4 ~ /[RW]/' "$W/txt" | wc -l)
 			fi
-			# per rep: recorder CPU s, events, bytes, captured, kernel's count
-			echo "$(cat "$W/cpu") $n $(stat -c %s "$f") $cap $want" >>"$W/acc.$tool"
+			# per rep: recorder CPU s, events, bytes, captured, kernel's count, wake-ups
+			read -r rcpu rvcs <"$W/cpu"
+			echo "$rcpu $n $(stat -c %s "$f") $cap $want $rvcs" >>"$W/acc.$tool"
 			rm -f "$f"
 		done
 	done
@@ -171,6 +205,19 @@ for wl in switch io; do
 		"($(sort -n "$W/times.none" | awk 'NR == 1 {a = $1} END {printf "%.1f..%.1f", a / 1e6, $1 / 1e6}'))"
 	for tool in $tools; do
 		[ $tool = none ] && continue
+		echo "$wl.$tool.irq_work_per_run: $(median <"$W/iwi.$tool") (on the workload's CPU; none: $(median <"$W/iwi.none"))"
+		if [ $tool = tracefs ]; then
+			t=$(median <"$W/times.$tool")
+			echo "$wl.$tool.slowdown: $(awk -v t="$t" -v b="$base" 'BEGIN {printf "%.3f", t / b}')"
+			cs=0
+			if [ -s "$W/cpus.$tool" ]; then
+				cs=$(paste "$W/cpus.$tool" "$W/cpus.none" | awk '$2 > 0 {print $1 / $2}' | median)
+				echo "$wl.$tool.cpu_slowdown: $(awk -v c="$cs" 'BEGIN {printf "%.3f", c}')"
+			fi
+			eval "r_${wl}_${tool}=\"$t 0 0 0 $cs\""
+			continue
+		fi
+		echo "$wl.$tool.wakeups_per_run: $(awk '{print $6}' "$W/acc.$tool" | median)"
 		t=$(median <"$W/times.$tool")
 		read -r cpu_sum ev_sum bytes_sum cap want < <(awk '{for (i = 1; i <= 5; i++) s[i] += $i}
 			END {printf "%.6f %d %d %d %d\n", s[1], s[2], s[3], s[4], s[5]}' "$W/acc.$tool")
@@ -190,13 +237,14 @@ for wl in switch io; do
 		eval "r_${wl}_${tool//-/_}=\"$t $bytes_sum $ev_sum $cpu_sum ${cs:-0}\""
 	done
 	# ratios: tracerec against each peer (< 1 is better, except captured)
-	for peer in trace-cmd perf tracerec_b; do
+	for peer in tracefs trace-cmd perf tracerec_b; do
 		v=r_${wl}_${peer//-/_}; [ -n "${!v:-}" ] || continue
 		read -r tp bp np cp sp <<<"${!v}"
 		v=r_${wl}_tracerec; read -r tt bt nt ct st <<<"${!v}"
 		# a peer whose median is not above the baseline gives no overhead to divide by
 		echo "$wl.ratio_vs_$peer.overhead: $(awk -v a="$tt" -v b="$tp" -v z="$base" 'BEGIN {d = b - z; if (d > 0) printf "%.2f", (a - z) / d; else print "n/a (peer within noise)"}')"
 		[ "$sp" != 0 ] && echo "$wl.ratio_vs_$peer.cpu_overhead: $(awk -v a="$st" -v b="$sp" 'BEGIN {if (b > 1) printf "%.2f", (a - 1) / (b - 1); else print "n/a (peer within noise)"}')"
+		[ $peer = tracefs ] && continue
 		echo "$wl.ratio_vs_$peer.bytes_per_event: $(awk -v a="$bt" -v an="$nt" -v b="$bp" -v bn="$np" 'BEGIN {printf "%.2f", (a / an) / (b / bn)}')"
 		echo "$wl.ratio_vs_$peer.cpu_per_event: $(awk -v a="$ct" -v an="$nt" -v b="$cp" -v bn="$np" 'BEGIN {printf "%.2f", (a / an) / (b / bn)}')"
 	done
