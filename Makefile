@@ -36,6 +36,12 @@ CFLAGS   += -DTPP_VERSION='"$(TPP_VERSION)"'
 # allows it, so a header of another room is not found
 # (tests/layers.py checks the rest: no include by path, no import loop).
 ROOM_INC_util     := -Iutil
+# the libraries under tracepp: decoders/ builds on util/, format/ on libc;
+# the recorder sees none of tracepp's rooms (util/spawn.h would hide libc's
+# <spawn.h> there)
+ROOM_INC_decoders := -Iutil
+ROOM_INC_format   :=
+ROOM_INC_recorder :=
 ROOM_INC_analysis := -Ipostproc/analysis -Iutil
 ROOM_INC_out      := -Ipostproc/out -Iutil
 ROOM_INC_script   := -Ipostproc/script -Ipostproc/out -Iutil
@@ -115,6 +121,9 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(ROOM_INC) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 $(B)/obj/util/%.o: ROOM_INC = $(ROOM_INC_util)
+$(B)/obj/decoders/%.o: ROOM_INC = $(ROOM_INC_decoders)
+$(B)/obj/format/%.o: ROOM_INC = $(ROOM_INC_format)
+$(B)/obj/recorder/%.o: ROOM_INC = $(ROOM_INC_recorder)
 $(B)/obj/postproc/analysis/%.o: ROOM_INC = $(ROOM_INC_analysis)
 $(B)/obj/postproc/out/%.o: ROOM_INC = $(ROOM_INC_out)
 $(B)/obj/postproc/script/%.o: ROOM_INC = $(ROOM_INC_script)
@@ -156,7 +165,7 @@ $(LIBRT): $(RT_SRC) $(wildcard recorder/rt/*.h) $(wildcard recorder/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -shared -o $@ $(RT_SRC) -ldl -lpthread
 
-$(B)/bench/%: $(B)/obj/bench/%.o $(LIBDECODE) $(LIBFORMAT)
+$(B)/bench/%: $(B)/obj/bench/%.o $(LIBDECODE) $(LIBUTIL) $(LIBFORMAT)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBANALYZE) $(LIBDECODE) $(LIBUTIL) $(LIBFORMAT)
@@ -257,8 +266,8 @@ demo: deps
 # one whose writer was killed) keep every part of a file in reach.
 fuzz: deps
 	@mkdir -p $(B)/fuzz
-	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -DTPP_VERSION='"$(TPP_VERSION)"' -fsanitize=fuzzer,address,undefined -Iformat -Idecoders -Itests/unit \
-	  $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_reader tests/fuzz/fuzz_reader.c $(FORMAT_SRC) $(DECODE_SRC) $(PKG_LIBS) -lm
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -DTPP_VERSION='"$(TPP_VERSION)"' -fsanitize=fuzzer,address,undefined -Iformat -Idecoders -Iutil -Itests/unit \
+	  $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_reader tests/fuzz/fuzz_reader.c $(FORMAT_SRC) $(DECODE_SRC) $(UTIL_SRC) $(PKG_LIBS) -lm
 	$(MAKE) $(B)/bench/tpp-gen
 	mkdir -p $(B)/fuzz/corpus && cp samples/traces/*.tpp $(B)/fuzz/corpus/
 	$(B)/bench/tpp-gen -o $(B)/fuzz/corpus/small-func.tpp -n 300 --mix func --threads 2 --chunk-events 64

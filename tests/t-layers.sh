@@ -10,6 +10,14 @@ test_expect 'every room includes only what postproc/README.md allows, no header 
 	python3 "$TOP/tests/layers.py" "$TOP"
 '
 
+test_expect 'the libraries under tracepp are rooms too: format/ including a util/ header is a breach' '
+	mkdir -p t/recorder && cp -r "$TOP/postproc" "$TOP/plot" "$TOP/util" "$TOP/format" "$TOP/decoders" t/ &&
+	cp "$TOP"/recorder/*.h t/recorder/ && python3 "$TOP/tests/layers.py" t >/dev/null &&
+	echo "#include \"hugemem.h\"" >>t/format/crc32c.c &&
+	! python3 "$TOP/tests/layers.py" t >out.txt; cat out.txt
+	grep -q "^format/crc32c.c:[0-9]*: includes hugemem.h of util, which format may not include" out.txt
+'
+
 test_expect 'one version (VERSION): tracepp --version, tracerec --version and the producer of a written file' '
 	v=$(cat "$TOP/VERSION") && echo "VERSION=$v" && [ -n "$v" ] &&
 	"$TRACEPP" --version | grep -qx "tracepp $v (format [0-9]*\.[0-9]*)" &&

@@ -5,7 +5,12 @@
  * buffers of a scan and its latency samples a fifth of latency --sched. A
  * 2 MiB-aligned region advised MADV_HUGEPAGE takes one fault per 2 MiB.
  * Regions are reserved without commitment (MAP_NORESERVE) and zero-filled:
- * pages never touched cost nothing. Private to the project, not the API.
+ * pages never touched cost nothing.
+ *
+ * Contract: the caller owns a region from hm_alloc until it hands it, with
+ * the same byte count, to hm_free. Errors: NULL (no memory, or bytes 0 or
+ * too large for the alignment slack); nothing prints. Thread-safe (mmap).
+ * Private to the project (libtpputil.a), not the API.
  */
 #ifndef TPP_HUGEMEM_H
 #define TPP_HUGEMEM_H

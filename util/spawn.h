@@ -4,8 +4,13 @@
  * busy CPU until the next load-balancing tick: 1.5 to 3.5 ms here, more than
  * many whole analyses take. Created with an affinity that leaves out the
  * caller's CPU, it starts at once elsewhere; it then takes back the
- * caller's whole CPU set, so the scheduler stays free to move it. Private
- * to the project, not the API.
+ * caller's whole CPU set, so the scheduler stays free to move it.
+ *
+ * Contract: the caller owns struct spawn; it must stay in place from
+ * spawn_elsewhere until spawn_join, which every successful start needs
+ * (the thread is joinable, never detached). Errors: negative errno of
+ * the thread's creation (no thread then); nothing prints. Private to the
+ * project (libtpputil.a), not the API.
  */
 #ifndef TPP_SPAWN_H
 #define TPP_SPAWN_H
@@ -19,8 +24,8 @@ struct spawn {
 	void *(*fn)(void *);
 	void *arg;
 };
-/* Starts fn(arg); sp must stay in place until spawn_join. 0, or the error
- * of pthread_create (no thread then). */
+/* Starts fn(arg): 0, or -errno of pthread_attr_init/pthread_create. */
 int spawn_elsewhere(struct spawn *sp, void *(*fn)(void *), void *arg);
+/* Waits for the thread started by a successful spawn_elsewhere. */
 void spawn_join(struct spawn *sp);
 #endif

@@ -15,8 +15,9 @@ int spawn_elsewhere(struct spawn *sp, void *(*fn)(void *), void *arg)
 	sp->arg = arg;
 	sp->pinned = 0;
 	pthread_attr_t at;
-	if (pthread_attr_init(&at))
-		return -1;
+	int e = pthread_attr_init(&at);
+	if (e)
+		return -e;
 	if (!sched_getaffinity(0, sizeof(sp->cpus), &sp->cpus)) {
 		cpu_set_t other = sp->cpus;
 		int me = sched_getcpu();
@@ -25,9 +26,9 @@ int spawn_elsewhere(struct spawn *sp, void *(*fn)(void *), void *arg)
 		if (CPU_COUNT(&other) && !pthread_attr_setaffinity_np(&at, sizeof(other), &other))
 			sp->pinned = 1;
 	}
-	int e = pthread_create(&sp->t, &at, trampoline, sp);
+	e = pthread_create(&sp->t, &at, trampoline, sp);
 	pthread_attr_destroy(&at);
-	return e;
+	return -e;
 }
 
 void spawn_join(struct spawn *sp)
