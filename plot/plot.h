@@ -82,7 +82,8 @@ struct plot_opts {
 	uint64_t cpu_interval; /* bucket width of the CPU heat map, ns */
 	int want_bars;         /* keep every run interval (Gantt) */
 	int32_t call_tid;      /* keep the calls of this thread (flame chart); 0: of the
-				* first thread that enters a function (set by the scan) */
+				* first thread that enters a function (set by the scan)
+				* among those the scan's task filter lets through */
 };
 
 struct plot_model {
@@ -135,8 +136,9 @@ int plot_model_add_task(struct plot_model *m, int32_t tid, const char *comm, uin
 const struct plot_task *plot_model_task(const struct plot_model *m, int32_t tid);
 /* Span of the event chunks from the chunk index, without decoding (0 when none). */
 uint64_t plot_index_span(struct tpp_reader *r);
-/* The thread stream with the most events, or 0. */
-int32_t plot_busiest_thread(struct tpp_reader *r);
+/* The thread stream with the most events among those want (NULL: all)
+ * lets through, or 0. */
+int32_t plot_busiest_thread(struct tpp_reader *r, int (*want)(void *ctx, int32_t tid), void *ctx);
 /* A round duration (1, 2, 5 x 10^k ns) near span / n, at least min_ns. */
 uint64_t plot_nice_interval(uint64_t span, unsigned n, uint64_t min_ns);
 

@@ -112,7 +112,7 @@ uint64_t plot_index_span(struct tpp_reader *r)
 	return hi > lo ? hi - lo : 0;
 }
 
-int32_t plot_busiest_thread(struct tpp_reader *r)
+int32_t plot_busiest_thread(struct tpp_reader *r, int (*want)(void *ctx, int32_t tid), void *ctx)
 {
 	size_t ns = tpp_r_nstreams(r);
 	uint64_t *cnt = calloc(ns ? ns : 1, sizeof(*cnt));
@@ -132,7 +132,7 @@ int32_t plot_busiest_thread(struct tpp_reader *r)
 	}
 	for (size_t k = 0; k < ns; k++) {
 		const struct tpp_stream_info *si = tpp_r_stream(r, k);
-		if (si->kind == TPP_S_THREAD && cnt[k] > bestn) {
+		if (si->kind == TPP_S_THREAD && cnt[k] > bestn && (!want || want(ctx, si->tid))) {
 			bestn = cnt[k];
 			best = si->tid;
 		}

@@ -291,4 +291,47 @@ test_expect 'plot pairs uprobe calls as latency does: 101 durations (loop=1 leaf
 	PY
 '
 
+# --tid is a filter as on every other command (issue 16): a list, the same
+# parser; the flame chart's thread is --call-tid. The bundled generated
+# trace (no recording): its truth is the unfiltered chart and the analyses.
+MIX=$TOP/samples/traces/gen-mixed.tpp
+test_expect 'plot --tid=A,B keeps those threads: their Gantt bars as unfiltered, waits and calls as latency --tid; --call-tid; bad --tid as sched' '
+	"$TRACEPP" plot "$MIX" --type=gantt --by=task -o all.svg --data-only >/dev/null &&
+	"$TRACEPP" plot "$MIX" --type=gantt --by=task -o two.svg --data-only --tid=4243,101 >/dev/null &&
+	"$TRACEPP" plot "$MIX" --type=hist -o h.svg --data-only --tid=4243 >/dev/null &&
+	"$TRACEPP" plot "$MIX" --type=gantt --by=call -o c1.svg --data-only --tid=4243 >/dev/null &&
+	"$TRACEPP" plot "$MIX" --type=gantt --by=call -o c2.svg --data-only --call-tid=4243 >/dev/null &&
+	"$TRACEPP" latency --sched --format=json --tid=4243 "$MIX" >ls.json &&
+	"$TRACEPP" latency --format=json --tid=4243 "$MIX" >lf.json &&
+	"$TRACEPP" sched --format=json "$MIX" >s.json &&
+	python3 - <<-"PY" &&
+	import json, re, collections
+	def bars(f):
+	    b = collections.Counter()
+	    for l in open(f):
+	        if not l.startswith("#"):
+	            x = l.split()
+	            b[int(x[4])] += round((float(x[1]) - float(x[0])) * 1e9)
+	    return b
+	a, t = bars("all.bars.dat"), bars("two.bars.dat")
+	print("bars ns", dict(t))
+	assert set(t) == {4243, 101} and all(t[k] == a[k] for k in t), (t, a)
+	on = {r["tid"]: r["oncpu_ns"] for r in json.load(open("s.json"))}
+	assert all(abs(t[k] - on[k]) <= 2 for k in t), (t, on)
+	h = {l.split()[1]: dict(re.findall(r"(\w+)=(\d+)", l)) for l in open("h.hist.dat") if l.startswith("# ") and "n=" in l}
+	ls = {r["name"]: r for r in json.load(open("ls.json"))}
+	for k in ("wakeup", "runq"):
+	    assert [int(h[k][x]) for x in ("n", "p50_ns", "p99_ns", "max_ns")] == \
+	           [ls[k][x] for x in ("count", "p50_ns", "p99_ns", "max_ns")], (k, h[k], ls[k])
+	nf = sum(r["count"] for r in json.load(open("lf.json")) if r["kind"] == "func")
+	print("wakeup", h["wakeup"], "func", h["func"]["n"], nf)
+	assert int(h["func"]["n"]) == nf > 0
+	assert open("c1.bars.dat").read().split("\n")[2:] == open("c2.bars.dat").read().split("\n")[2:]
+	PY
+	! "$TRACEPP" plot "$MIX" --type=hist -o x.svg --data-only --tid=4243,x 2>e1 && one_line e1 &&
+	"$TRACEPP" sched --tid=4243,x "$MIX" 2>e2; sed "s/ sched:/ plot:/" e2 | cmp - e1 &&
+	"$TRACEPP" plot "$MIX" --type=hist -o y.svg --data-only --tid=999 2>e3 >/dev/null && cat e1 e3 &&
+	grep -q "no task matches --tid=999" e3
+'
+
 test_done

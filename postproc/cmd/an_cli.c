@@ -136,12 +136,8 @@ int acli_fail(const struct acli *c, int err, const struct an_run_stats *st)
 	return 1;
 }
 
-void acli_report_run(const struct acli *c, const struct an_run_stats *st)
+void acli_report_tasks(const struct acli *c)
 {
-	/* Chunks found damaged when the file was opened (scan without index)
-	 * never reach the iterator; count both. */
-	uint64_t at_open = tpp_r_info(c->r)->damaged_chunks;
-	cli_warn_damaged(c->cmd, st->damaged + at_open, st->damaged ? st->last_error : tpp_r_error(c->r));
 	if ((c->f.tids || c->f.comm) && c->task_asks && !c->task_hits) {
 		char tids[96] = "";
 		for (size_t i = 0, l = 0; c->f.tids && i < c->f.ntids && l < sizeof(tids) - 16; i++)
@@ -149,6 +145,15 @@ void acli_report_run(const struct acli *c, const struct an_run_stats *st)
 		fprintf(stderr, "tracepp %s: no task matches%s%s%s%s in %s\n", c->cmd, c->f.tids ? " --tid=" : "",
 			tids, c->f.comm ? " --comm=" : "", c->f.comm ? c->f.comm : "", c->path);
 	}
+}
+
+void acli_report_run(const struct acli *c, const struct an_run_stats *st)
+{
+	/* Chunks found damaged when the file was opened (scan without index)
+	 * never reach the iterator; count both. */
+	uint64_t at_open = tpp_r_info(c->r)->damaged_chunks;
+	cli_warn_damaged(c->cmd, st->damaged + at_open, st->damaged ? st->last_error : tpp_r_error(c->r));
+	acli_report_tasks(c);
 	/* the words tracepp info uses (losses.h) */
 	struct tpp_losses l;
 	tpp_losses(tpp_r_meta(c->r), &l);

@@ -92,6 +92,9 @@ int acli_open(struct acli *c, int argc, char **argv);
  * lost events, unstored events (with c->inferred when set); and that
  * --tid/--comm matched no task (as uftrace and perf: a line, exit 0). */
 void acli_report_run(const struct acli *c, const struct an_run_stats *st);
+/* The line of acli_report_run that says --tid/--comm matched no task
+ * (for a command that does not use acli_open: plot). */
+void acli_report_tasks(const struct acli *c);
 /* Releases what acli_open / acli_start opened (c->ty included). */
 void acli_close(struct acli *c);
 /* 1 if tid passes --tid/--comm (comm may be NULL: looked up); counted. */

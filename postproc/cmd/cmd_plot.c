@@ -79,7 +79,11 @@ static void usage(FILE *f)
 		   "                  hist, heatmap --by latency: wakeup,runq,io,func (default: all present)\n"
 		   "  --interval=DUR  bucket width (timeline, latency heat map; CPU heat map: 100ms)\n"
 		   "  --by=WHAT       heatmap: cpu|latency; gantt: cpu|task|call\n"
-		   "  --tid=TID       gantt --by call: the thread (default: the one with most events)\n"
+		   "  --tid=TID[,TID...]  only these threads' runs, waits, calls and events (as every\n"
+		   "                  command's --tid; block I/O and packets stay the devices')\n"
+		   "  --comm=NAME     only the tasks of this name, likewise\n"
+		   "  --call-tid=TID  gantt --by call: the thread whose calls are drawn (default: the\n"
+		   "                  one with most events that --tid/--comm let through)\n"
 		   "  --exact         gantt: one bar per interval, even past 20000 (slow to render)\n"
 		   "  --keep          keep OUT.gp and the OUT.*.dat data files beside the image\n"
 		   "  --data-only     write data and script only (no gnuplot needed)\n"
@@ -95,6 +99,7 @@ struct plot_args {
 	struct plot_req q;
 	struct plot_opts o;
 	int keep, data_only;
+	struct acli tasks; /* --tid, --comm: the parser and filter of every command */
 };
 
 /* -1 to go on, else the exit status. */
@@ -103,13 +108,14 @@ static int plot_args(int argc, char **argv, struct plot_args *a)
 	static const struct option lo[] = {
 		{"type", required_argument, 0, 't'}, {"output", required_argument, 0, 'o'},
 		{"metrics", required_argument, 0, 'm'}, {"interval", required_argument, 0, 'i'},
-		{"by", required_argument, 0, 'b'}, {"tid", required_argument, 0, 'T'},
+		{"by", required_argument, 0, 'b'}, {"call-tid", required_argument, 0, 'T'},
+		{"tid", required_argument, 0, 'p'}, {"comm", required_argument, 0, 'c'},
 		{"keep", no_argument, 0, 'k'}, {"exact", no_argument, 0, 'x'}, {"data-only", no_argument, 0, 'd'},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	int c;
 	char *end;
-	optind = 1;
+	acli_init(&a->tasks, "plot");
 	while ((c = getopt_long(argc, argv, "t:o:m:i:b:T:kdxh", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
@@ -134,9 +140,14 @@ static int plot_args(int argc, char **argv, struct plot_args *a)
 		case 'T':
 			a->o.call_tid = (int32_t)strtol(optarg, &end, 10);
 			if (*end || a->o.call_tid <= 0) {
-				fprintf(stderr, "tracepp plot: bad --tid '%s'\n", optarg);
+				fprintf(stderr, "tracepp plot: bad --call-tid '%s'\n", optarg);
 				return 2;
 			}
+			break;
+		case 'p':
+		case 'c':
+			if (acli_opt(&a->tasks, c == 'p' ? 't' : 'c', optarg) < 0)
+				return 2;
 			break;
 		case 'k':
 			a->keep = 1;
@@ -161,6 +172,11 @@ static int plot_args(int argc, char **argv, struct plot_args *a)
 		return 2;
 	}
 	return -1;
+}
+
+static int want_task(void *ctx, int32_t tid)
+{
+	return acli_task_wanted(ctx, tid, NULL);
 }
 
 int cmd_plot(int argc, char **argv)
@@ -204,9 +220,15 @@ int cmd_plot(int argc, char **argv)
 		return 1;
 	}
 	plot_default_opts(r, &o);
+	struct acli *tasks = a.tasks.f.tids || a.tasks.f.comm ? &a.tasks : NULL;
+	if (tasks) {
+		tasks->path = path;
+		if (tpp_names_open(&tasks->names, r) < 0)
+			tasks->names = NULL; /* then --comm matches no task */
+	}
 	if (!strcmp(type, "gantt") && q.by && !strcmp(q.by, "call")) {
 		if (!o.call_tid)
-			o.call_tid = plot_busiest_thread(r);
+			o.call_tid = plot_busiest_thread(r, tasks ? want_task : NULL, tasks);
 	} else if (!strcmp(type, "gantt")) {
 		o.want_bars = 1;
 	}
@@ -215,7 +237,7 @@ int cmd_plot(int argc, char **argv)
 	q.title = title;
 
 	struct plot_scan s;
-	rc = plot_scan(&s, r, path, &o);
+	rc = plot_scan(&s, r, path, &o, tasks);
 	if (rc < 0) {
 		fprintf(stderr, "tracepp plot: %s\n", s.m.err);
 		plot_scan_free(&s);
@@ -223,8 +245,12 @@ int cmd_plot(int argc, char **argv)
 		return 1;
 	}
 	cli_warn_damaged("plot", s.m.damaged + tpp_r_info(r)->damaged_chunks, tpp_r_error(r));
+	if (tasks)
+		acli_report_tasks(tasks);
 	rc = plot_render(&s.m, ti, &q, out, keep, data_only, gp, errmsg, sizeof(errmsg));
 	plot_scan_free(&s);
+	if (tasks && tasks->names)
+		tpp_names_close(tasks->names);
 	tpp_r_close(r);
 	if (rc) {
 		fprintf(stderr, "tracepp plot: %s\n", errmsg);

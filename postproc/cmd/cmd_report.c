@@ -426,10 +426,10 @@ int cmd_report(int argc, char **argv)
 		report_dir_abort(&rd);
 		return 1;
 	}
-	struct plot_opts o = {.want_bars = 1, .call_tid = plot_busiest_thread(r)};
+	struct plot_opts o = {.want_bars = 1, .call_tid = plot_busiest_thread(r, NULL, NULL)};
 	plot_default_opts(r, &o);
 	struct plot_scan s;
-	if (plot_scan(&s, r, path, &o) < 0) {
+	if (plot_scan(&s, r, path, &o, NULL) < 0) {
 		fprintf(stderr, "tracepp report: %s\n", s.m.err);
 		plot_scan_free(&s);
 		tpp_r_close(r);

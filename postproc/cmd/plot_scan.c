@@ -20,6 +20,20 @@ static struct plot_scan *S(struct plot_model *m)
 	return (struct plot_scan *)m;
 }
 
+/* 1 when the task filter lets tid through; its answer is kept per task
+ * (acli_task_wanted counts one question per task, for "no task matches"). */
+static int wanted(struct plot_scan *s, int32_t tid)
+{
+	if (!s->tasks)
+		return 1;
+	uint32_t *v = hmap_get(&s->want, (uint32_t)tid);
+	if (v)
+		return (int)*v;
+	int w = acli_task_wanted(s->tasks, tid, NULL);
+	(void)hmap_put(&s->want, (uint32_t)tid, (uint32_t)w); /* no room: asked again */
+	return w;
+}
+
 static int bucket(struct plot_model *m, uint64_t ts, size_t *b)
 {
 	uint64_t i = ts >= m->t0 ? (ts - m->t0) / m->o.interval : 0;
@@ -107,12 +121,13 @@ static int grow_cpus(struct plot_model *m, struct plot_scan *s, int32_t cpu)
 	return 0;
 }
 
-static int on_switch(struct plot_model *m, struct plot_scan *s, const struct tpp_event *ev)
+/* counted in the series when w: the task leaving the CPU is wanted */
+static int on_switch(struct plot_model *m, struct plot_scan *s, const struct tpp_event *ev, int w)
 {
 	size_t b;
 	int rc;
 	m->n_switch++;
-	if (ev->cpu < 0)
+	if (ev->cpu < 0 || !w)
 		return 0;
 	if ((rc = bucket(m, ev->ts, &b)) || (rc = grow_cpus(m, s, ev->cpu)))
 		return rc;
@@ -125,7 +140,7 @@ static int on_switch(struct plot_model *m, struct plot_scan *s, const struct tpp
 static int sched_ran(void *ctx, int32_t cpu, int32_t tid, uint64_t from, uint64_t to)
 {
 	struct plot_model *m = ctx;
-	if (cpu < 0 || cpu >= m->ncpus)
+	if (cpu < 0 || cpu >= m->ncpus || !wanted(S(m), tid))
 		return 0;
 	return ran(m, cpu, tid, from, to);
 }
@@ -133,6 +148,14 @@ static int sched_ran(void *ctx, int32_t cpu, int32_t tid, uint64_t from, uint64_
 static int sched_waited(void *ctx, const struct an_task *t, uint64_t ts, uint64_t ns)
 {
 	struct plot_model *m = ctx;
+	struct plot_scan *s = S(m);
+	if (s->tasks) {
+		if (!wanted(s, t->tid))
+			return 0;
+		an_lat_add(&s->runq_lat, ns);
+		if (t->woken)
+			an_lat_add(&s->wake_lat, ns);
+	}
 	int rc = lat_sample(m, PL_RUNQ, ts, ns);
 	if (!rc && t->woken)
 		rc = lat_sample(m, PL_WAKEUP, ts, ns);
@@ -182,7 +205,7 @@ static void call_entry(void *ctx, struct an_thread *th, const struct tpp_event *
 	struct plot_model *m = ctx;
 	struct plot_scan *s = S(m);
 	size_t b;
-	if (s->cb_err || th->st[th->depth - 1].fl & AN_FRAME_RESUMED)
+	if (s->cb_err || th->st[th->depth - 1].fl & AN_FRAME_RESUMED || !wanted(s, th->tid))
 		return;
 	if ((s->cb_err = bucket(m, ev->ts, &b)))
 		return;
@@ -199,7 +222,7 @@ static void call_exit(void *ctx, struct an_thread *th, const struct an_call *c,
 	struct plot_model *m = ctx;
 	struct plot_scan *s = S(m);
 	(void)ev;
-	if (s->cb_err || c->flags & (AN_CALL_NORET | AN_CALL_UNWOUND | AN_CALL_RESUMED))
+	if (s->cb_err || c->flags & (AN_CALL_NORET | AN_CALL_UNWOUND | AN_CALL_RESUMED) || !wanted(s, th->tid))
 		return;
 	an_lat_add(&S(m)->func_lat, c->dur);
 	if ((s->cb_err = lat_sample(m, PL_FUNC, c->exit_ts, c->dur)))
@@ -265,13 +288,15 @@ static int feed(void *ctx, const struct tpp_event *ev)
 	m->nevents++;
 	if (ev->ts > m->t1)
 		m->t1 = ev->ts;
-	if ((rc = type_count(m, &s->slot[ev->type % TPP_MAX_TYPES], ev)))
-		return rc;
+	int w = wanted(s, ev->tid);
+	size_t b;
+	if (w ? (rc = type_count(m, &s->slot[ev->type % TPP_MAX_TYPES], ev)) : (rc = bucket(m, ev->ts, &b)))
+		return rc; /* (the time axis stays the file's) */
 	if (ev->cpu >= 0 && ev->cpu < 4096 && (rc = grow_cpus(m, s, ev->cpu)))
 		return rc;
 	switch (ti->kind) {
 	case AN_SWITCH:
-		if ((rc = on_switch(m, s, ev)) || (S(m)->pair && (rc = an_pair_feed_ti(S(m)->pair, ev, ti))))
+		if ((rc = on_switch(m, s, ev, w)) || (S(m)->pair && (rc = an_pair_feed_ti(S(m)->pair, ev, ti))))
 			return rc;
 		return an_sched_feed(&S(m)->sch, S(m)->ty, ev);
 	case AN_RUNTIME:
@@ -329,7 +354,7 @@ static int hand_over(struct plot_scan *s)
 	}
 	for (size_t i = 0; i < s->sch.n; i++) {
 		const struct an_task *t = &s->sch.t[i];
-		if (plot_model_add_task(m, t->tid, t->comm, t->oncpu_ns)) {
+		if (wanted(s, t->tid) && plot_model_add_task(m, t->tid, t->comm, t->oncpu_ns)) {
 			snprintf(m->err, sizeof(m->err), "out of memory");
 			return -ENOMEM;
 		}
@@ -337,9 +362,12 @@ static int hand_over(struct plot_scan *s)
 	return 0;
 }
 
-int plot_scan(struct plot_scan *s, struct tpp_reader *r, const char *path, const struct plot_opts *o)
+int plot_scan(struct plot_scan *s, struct tpp_reader *r, const char *path, const struct plot_opts *o,
+	      struct acli *tasks)
 {
 	memset(s, 0, sizeof(*s));
+	s->tasks = tasks;
+	hmap_init(&s->want);
 	struct plot_model *m = &s->m;
 	m->o = *o;
 	m->r = r;
@@ -364,8 +392,10 @@ int plot_scan(struct plot_scan *s, struct tpp_reader *r, const char *path, const
 	an_net_init(&s->netw);
 	an_lat_init(&s->io_lat);
 	an_lat_init(&s->func_lat);
-	s->lat[PL_WAKEUP] = &s->sch.wakeup;
-	s->lat[PL_RUNQ] = &s->sch.runq;
+	an_lat_init(&s->runq_lat);
+	an_lat_init(&s->wake_lat);
+	s->lat[PL_WAKEUP] = tasks ? &s->wake_lat : &s->sch.wakeup;
+	s->lat[PL_RUNQ] = tasks ? &s->runq_lat : &s->sch.runq;
 	s->lat[PL_IO] = &s->io_lat;
 	s->lat[PL_FUNC] = &s->func_lat;
 	for (size_t i = 0; i < TPP_MAX_TYPES; i++)
@@ -411,6 +441,9 @@ void plot_scan_free(struct plot_scan *s)
 	an_net_free(&s->netw);
 	an_lat_free(&s->io_lat);
 	an_lat_free(&s->func_lat);
+	an_lat_free(&s->runq_lat);
+	an_lat_free(&s->wake_lat);
+	hmap_free(&s->want);
 	an_pair_close(s->pair);
 	an_syms_close(s->syms);
 	free(s->ty);
