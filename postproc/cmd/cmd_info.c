@@ -169,207 +169,171 @@ static void info_gather(struct info *x)
 
 static void info_json(FILE *f, const struct info *x)
 {
-	const char *path = x->path;
-	struct tpp_reader *r = x->r;
-	const struct tpp_file_info *in = x->in;
-	const struct tpp_meta *me = x->me;
-	const uint64_t *by_type = x->by_type;
-	const struct scount *sc = x->sc;
-	size_t ns = x->ns;
-	uint64_t raw = x->raw;
-	uint64_t stored = x->stored;
-	uint64_t events = x->events;
-	uint64_t chunks = x->chunks;
-	uint64_t damaged = x->damaged;
-	uint64_t start = x->start;
-	uint64_t end = x->end;
-	const char *cut = x->cut;
-	const struct footprint fp = x->fp;
-	const struct tpp_losses lo_ = x->lo_;
-	const struct an_pair_stats ps = x->ps;
-	int has_calls = x->has_calls;
-	uint64_t nswitch = x->nswitch;
-	uint64_t nruntime = x->nruntime;
 	fprintf(f, "{\"file\": ");
-	fjs(f, path);
-	fprintf(f, ", \"format_version\": \"%u.%u\", ", in->major, in->minor);
-	json_kv_str(f, "producer", in->producer, 1);
-	json_kv_str(f, "producer_version", in->producer_version, 1);
-	json_kv_str(f, "hostname", in->hostname, 1);
-	json_kv_str(f, "kernel", in->kernel, 1);
-	json_kv_str(f, "arch", in->arch, 1);
-	json_kv_str(f, "clock", in->clock, 1);
-	fprintf(f, "\"ncpus\": %d, \"wall_offset_ns\": %lld, \"cmdline\": [", in->ncpus,
-		(long long)in->wall_offset_ns);
-	for (int i = 0; i < in->argc; i++) {
+	fjs(f, x->path);
+	fprintf(f, ", \"format_version\": \"%u.%u\", ", x->in->major, x->in->minor);
+	json_kv_str(f, "producer", x->in->producer, 1);
+	json_kv_str(f, "producer_version", x->in->producer_version, 1);
+	json_kv_str(f, "hostname", x->in->hostname, 1);
+	json_kv_str(f, "kernel", x->in->kernel, 1);
+	json_kv_str(f, "arch", x->in->arch, 1);
+	json_kv_str(f, "clock", x->in->clock, 1);
+	fprintf(f, "\"ncpus\": %d, \"wall_offset_ns\": %lld, \"cmdline\": [", x->in->ncpus,
+		(long long)x->in->wall_offset_ns);
+	for (int i = 0; i < x->in->argc; i++) {
 		fputs(i ? ", " : "", f);
-		fjs(f, in->argv[i]);
+		fjs(f, x->in->argv[i]);
 	}
-	fprintf(f, "], \"complete\": %s, \"cut_short\": ", in->has_trailer ? "true" : "false");
-	if (cut)
-		fjs(f, cut);
+	fprintf(f, "], \"complete\": %s, \"cut_short\": ", x->in->has_trailer ? "true" : "false");
+	if (x->cut)
+		fjs(f, x->cut);
 	else
 		fputs("null", f);
 	fprintf(f, ", \"start_ns\": %llu, \"end_ns\": %llu, \"duration_ns\": %llu, ",
-		(unsigned long long)start, (unsigned long long)end, (unsigned long long)(end - start));
-	fprintf(f, "\"events\": %llu, ", (unsigned long long)events);
-	tpp_losses_json(f, &lo_, r);
-	fprintf(f, "\"chunks\": %llu, \"damaged_chunks\": %llu, ", (unsigned long long)chunks,
-		(unsigned long long)damaged);
-	if (nswitch)
-		fprintf(f, "\"sched_clock\": \"%s\", ", nruntime ? "kernel" : "timestamps");
-	if (has_calls > 0)
+		(unsigned long long)x->start, (unsigned long long)x->end, (unsigned long long)(x->end - x->start));
+	fprintf(f, "\"events\": %llu, ", (unsigned long long)x->events);
+	tpp_losses_json(f, &x->lo_, x->r);
+	fprintf(f, "\"chunks\": %llu, \"damaged_chunks\": %llu, ", (unsigned long long)x->chunks,
+		(unsigned long long)x->damaged);
+	if (x->nswitch)
+		fprintf(f, "\"sched_clock\": \"%s\", ", x->nruntime ? "kernel" : "timestamps");
+	if (x->has_calls > 0)
 		fprintf(f, "\"calls\": {\"calls\": %llu, \"unwound\": %llu, \"exception\": %llu, \"tail\": %llu, "
 			"\"orphans\": %llu, \"noret\": %llu}, ",
-			(unsigned long long)ps.calls, (unsigned long long)ps.unwound, (unsigned long long)ps.exception,
-			(unsigned long long)ps.tail, (unsigned long long)ps.orphans, (unsigned long long)ps.noret);
+			(unsigned long long)x->ps.calls, (unsigned long long)x->ps.unwound, (unsigned long long)x->ps.exception,
+			(unsigned long long)x->ps.tail, (unsigned long long)x->ps.orphans, (unsigned long long)x->ps.noret);
 	fprintf(f, "\"file_bytes\": %llu, \"raw_bytes\": %llu, \"stored_bytes\": %llu, ",
-		(unsigned long long)in->file_size, (unsigned long long)raw, (unsigned long long)stored);
+		(unsigned long long)x->in->file_size, (unsigned long long)x->raw, (unsigned long long)x->stored);
 	fprintf(f, "\"bytes_per_event\": %.4f, \"compression_ratio\": %.3f, ",
-		events ? (double)in->file_size / (double)events : 0.0, stored ? (double)raw / (double)stored : 0.0);
+		x->events ? (double)x->in->file_size / (double)x->events : 0.0, x->stored ? (double)x->raw / (double)x->stored : 0.0);
 	fprintf(f, "\"by_type\": {");
 	int first = 1;
-	for (uint32_t i = 0; i < in->ntypes; i++) {
-		const struct tpp_type *t = &in->types[i];
-		if (!by_type[t->id])
+	for (uint32_t i = 0; i < x->in->ntypes; i++) {
+		const struct tpp_type *t = &x->in->types[i];
+		if (!x->by_type[t->id])
 			continue;
 		fputs(first ? "" : ", ", f);
 		fjs(f, t->name);
-		fprintf(f, ": %llu", (unsigned long long)by_type[t->id]);
+		fprintf(f, ": %llu", (unsigned long long)x->by_type[t->id]);
 		first = 0;
 	}
-	if (by_type[TPP_MAX_TYPES])
-		fprintf(f, "%s\"(unknown)\": %llu", first ? "" : ", ", (unsigned long long)by_type[TPP_MAX_TYPES]);
+	if (x->by_type[TPP_MAX_TYPES])
+		fprintf(f, "%s\"(unknown)\": %llu", first ? "" : ", ", (unsigned long long)x->by_type[TPP_MAX_TYPES]);
 	fprintf(f, "}, \"streams\": [");
-	for (size_t i = 0; i < ns; i++) {
-		const struct tpp_stream_info *s = tpp_r_stream(r, i);
+	for (size_t i = 0; i < x->ns; i++) {
+		const struct tpp_stream_info *s = tpp_r_stream(x->r, i);
 		fprintf(f, "%s{\"id\": %u, \"kind\": \"%s\", \"cpu\": %d, \"pid\": %d, \"tid\": %d, \"events\": %llu}",
 			i ? ", " : "", s->id, s->kind == TPP_S_CPU ? "cpu" : "thread", s->cpu, s->pid, s->tid,
-			(unsigned long long)sc[i].events);
+			(unsigned long long)x->sc[i].events);
 	}
 	fprintf(f, "], \"lost_by_stream\": [");
-	for (size_t i = 0; i < me->nlost; i++)
+	for (size_t i = 0; i < x->me->nlost; i++)
 		fprintf(f, "%s{\"stream\": %u, \"count\": %llu, \"from_ns\": %llu, \"to_ns\": %llu}", i ? ", " : "",
-			me->lost[i].stream, (unsigned long long)me->lost[i].count,
-			(unsigned long long)me->lost[i].from_ts, (unsigned long long)me->lost[i].to_ts);
-	fprintf(f, "], \"tasks\": %zu, \"symtabs\": %zu, \"mmaps\": %zu", me->ntasks, me->nsymtabs, me->nmmaps);
-	if (fp.have)
+			x->me->lost[i].stream, (unsigned long long)x->me->lost[i].count,
+			(unsigned long long)x->me->lost[i].from_ts, (unsigned long long)x->me->lost[i].to_ts);
+	fprintf(f, "], \"tasks\": %zu, \"symtabs\": %zu, \"mmaps\": %zu", x->me->ntasks, x->me->nsymtabs, x->me->nmmaps);
+	if (x->fp.have)
 		fprintf(f, ", \"recorder\": {\"peak_rss_bytes\": %llu, \"own_rss_bytes\": %llu, \"shm_peak_bytes\": %llu, \"shm_budget_bytes\": %llu}",
-			fp.rss, fp.own_rss, fp.shm_peak, fp.shm_budget);
+			x->fp.rss, x->fp.own_rss, x->fp.shm_peak, x->fp.shm_budget);
 	fputs("}\n", f);
+}
+
+/* info_text's tables: events by type and by stream, losses. */
+static void info_text_tables(FILE *f, const struct info *x)
+{
+	fprintf(f, "\nby type:\n");
+	for (uint32_t i = 0; i < x->in->ntypes; i++) {
+		const struct tpp_type *t = &x->in->types[i];
+		if (x->by_type[t->id]) {
+			char *name = esc_text_dup(t->name, strlen(t->name));
+			fprintf(f, "  %-28s %12llu\n", name ? name : "?", (unsigned long long)x->by_type[t->id]);
+			free(name);
+		}
+	}
+	if (x->by_type[TPP_MAX_TYPES])
+		fprintf(f, "  %-28s %12llu\n", "(unknown type)", (unsigned long long)x->by_type[TPP_MAX_TYPES]);
+	fprintf(f, "\nby stream:\n");
+	for (size_t i = 0; i < x->ns; i++) {
+		const struct tpp_stream_info *s = tpp_r_stream(x->r, i);
+		if (s->kind == TPP_S_CPU)
+			fprintf(f, "  cpu %-6d %21s %12llu\n", s->cpu, "", (unsigned long long)x->sc[i].events);
+		else
+			fprintf(f, "  thread %-8d (pid %d) %8s %12llu\n", s->tid, s->pid, "",
+				(unsigned long long)x->sc[i].events);
+	}
+	tpp_losses_text_cpus(f, &x->lo_, x->r);
+	if (x->me->nlost) {
+		fprintf(f, "\nlost events:\n");
+		for (size_t i = 0; i < x->me->nlost; i++)
+			fprintf(f, "  stream %-6u %12llu between %llu and %llu\n", x->me->lost[i].stream,
+				(unsigned long long)x->me->lost[i].count, (unsigned long long)x->me->lost[i].from_ts,
+				(unsigned long long)x->me->lost[i].to_ts);
+	}
 }
 
 static void info_text(FILE *f, const struct info *x)
 {
 	char b1[64], b2[64];
-	const char *path = x->path;
-	struct tpp_reader *r = x->r;
-	const struct tpp_file_info *in = x->in;
-	const struct tpp_meta *me = x->me;
-	const uint64_t *by_type = x->by_type;
-	const struct scount *sc = x->sc;
-	size_t ns = x->ns;
-	uint64_t raw = x->raw;
-	uint64_t stored = x->stored;
-	uint64_t events = x->events;
-	uint64_t chunks = x->chunks;
-	uint64_t damaged = x->damaged;
-	uint64_t start = x->start;
-	uint64_t end = x->end;
-	const char *cut = x->cut;
-	const struct footprint fp = x->fp;
-	const struct tpp_losses lo_ = x->lo_;
-	const struct an_pair_stats ps = x->ps;
-	int has_calls = x->has_calls;
-	uint64_t nswitch = x->nswitch;
-	uint64_t nruntime = x->nruntime;
-	/* every string from the file, and the path, in its text form (esc.h) */
+	/* every string from the file, and the x->path, x->in its text form (esc.h) */
 	fputs("file:         ", f);
-	txt(f, path);
-	fprintf(f, "\nformat:       %u.%u%s%s%s%s\n", in->major, in->minor,
-		in->has_trailer ? "" : " (no trailer: recovered by scanning)", cut ? " (" : "",
-		cut ? cut : "", cut ? ")" : "");
+	txt(f, x->path);
+	fprintf(f, "\nformat:       %u.%u%s%s%s%s\n", x->in->major, x->in->minor,
+		x->in->has_trailer ? "" : " (no trailer: recovered by scanning)", x->cut ? " (" : "",
+		x->cut ? x->cut : "", x->cut ? ")" : "");
 	fputs("producer:     ", f);
-	txt(f, in->producer ? in->producer : "?");
+	txt(f, x->in->producer ? x->in->producer : "?");
 	fputc(' ', f);
-	txt(f, in->producer_version);
+	txt(f, x->in->producer_version);
 	fputs("\nhost:         ", f);
-	txt(f, in->hostname ? in->hostname : "?");
+	txt(f, x->in->hostname ? x->in->hostname : "?");
 	fputs(", Linux ", f);
-	txt(f, in->kernel ? in->kernel : "?");
+	txt(f, x->in->kernel ? x->in->kernel : "?");
 	fputc(' ', f);
-	txt(f, in->arch ? in->arch : "?");
-	fprintf(f, ", %d CPUs\n", in->ncpus);
+	txt(f, x->in->arch ? x->in->arch : "?");
+	fprintf(f, ", %d CPUs\n", x->in->ncpus);
 	fprintf(f, "command:     ");
-	for (int i = 0; i < in->argc; i++) {
+	for (int i = 0; i < x->in->argc; i++) {
 		fputc(' ', f);
-		txt(f, in->argv[i]);
+		txt(f, x->in->argv[i]);
 	}
 	fputs("\nclock:        ", f);
-	txt(f, in->clock ? in->clock : "?");
+	txt(f, x->in->clock ? x->in->clock : "?");
 	fputc('\n', f);
-	fprintf(f, "span:         %llu .. %llu ns (%s)\n", (unsigned long long)start, (unsigned long long)end,
-		human_ns(b1, sizeof(b1), end - start));
-	fprintf(f, "events:       %llu in %llu chunks, %zu streams\n", (unsigned long long)events,
-		(unsigned long long)chunks, ns);
-	tpp_losses_text(f, &lo_);
-	if (has_calls > 0)
+	fprintf(f, "span:         %llu .. %llu ns (%s)\n", (unsigned long long)x->start, (unsigned long long)x->end,
+		human_ns(b1, sizeof(b1), x->end - x->start));
+	fprintf(f, "events:       %llu in %llu chunks, %zu streams\n", (unsigned long long)x->events,
+		(unsigned long long)x->chunks, x->ns);
+	tpp_losses_text(f, &x->lo_);
+	if (x->has_calls > 0)
 		fprintf(f, "calls:        %llu: %llu unwound (%llu by an exception), %llu tail call(s), "
 			"%llu return(s) without entry, %llu without return\n",
-			(unsigned long long)ps.calls, (unsigned long long)ps.unwound,
-			(unsigned long long)ps.exception, (unsigned long long)ps.tail,
-			(unsigned long long)ps.orphans, (unsigned long long)ps.noret);
-	if (nswitch && nruntime)
+			(unsigned long long)x->ps.calls, (unsigned long long)x->ps.unwound,
+			(unsigned long long)x->ps.exception, (unsigned long long)x->ps.tail,
+			(unsigned long long)x->ps.orphans, (unsigned long long)x->ps.noret);
+	if (x->nswitch && x->nruntime)
 		fprintf(f, "sched clock:  the kernel's (%llu sched_stat_runtime reports): on-CPU time and "
-			"run-queue waits as /proc/PID/schedstat counts them\n", (unsigned long long)nruntime);
-	else if (nswitch)
+			"run-queue waits as /proc/PID/schedstat counts them\n", (unsigned long long)x->nruntime);
+	else if (x->nswitch)
 		fprintf(f, "sched clock:  switch and wakeup timestamps (no sched_stat_runtime): run-queue "
 			"waits can differ from /proc/PID/schedstat's\n");
-	if (damaged)
-		fprintf(f, "damaged:      %llu chunks skipped\n", (unsigned long long)damaged);
+	if (x->damaged)
+		fprintf(f, "damaged:      %llu chunks skipped\n", (unsigned long long)x->damaged);
 	fprintf(f, "size:         %s, %.2f bytes/event, compression %.2fx (%s raw)\n",
-		human_bytes(b1, sizeof(b1), in->file_size),
-		events ? (double)in->file_size / (double)events : 0.0, stored ? (double)raw / (double)stored : 0.0,
-		human_bytes(b2, sizeof(b2), raw));
-	fprintf(f, "metadata:     %zu tasks, %zu maps, %zu symbol tables\n", me->ntasks, me->nmmaps,
-		me->nsymtabs);
-	if (fp.have) {
-		fprintf(f, "recorder:     peak RSS %s", human_bytes(b1, sizeof(b1), fp.rss));
-		if (fp.own_rss)
-			fprintf(f, " (own %s)", human_bytes(b1, sizeof(b1), fp.own_rss));
-		if (fp.shm_budget)
-			fprintf(f, ", shared memory %s of a %s budget", human_bytes(b1, sizeof(b1), fp.shm_peak),
-				human_bytes(b2, sizeof(b2), fp.shm_budget));
+		human_bytes(b1, sizeof(b1), x->in->file_size),
+		x->events ? (double)x->in->file_size / (double)x->events : 0.0, x->stored ? (double)x->raw / (double)x->stored : 0.0,
+		human_bytes(b2, sizeof(b2), x->raw));
+	fprintf(f, "metadata:     %zu tasks, %zu maps, %zu symbol tables\n", x->me->ntasks, x->me->nmmaps,
+		x->me->nsymtabs);
+	if (x->fp.have) {
+		fprintf(f, "recorder:     peak RSS %s", human_bytes(b1, sizeof(b1), x->fp.rss));
+		if (x->fp.own_rss)
+			fprintf(f, " (own %s)", human_bytes(b1, sizeof(b1), x->fp.own_rss));
+		if (x->fp.shm_budget)
+			fprintf(f, ", shared memory %s of a %s budget", human_bytes(b1, sizeof(b1), x->fp.shm_peak),
+				human_bytes(b2, sizeof(b2), x->fp.shm_budget));
 		fputc('\n', f);
 	}
-	fprintf(f, "\nby type:\n");
-	for (uint32_t i = 0; i < in->ntypes; i++) {
-		const struct tpp_type *t = &in->types[i];
-		if (by_type[t->id]) {
-			char *name = esc_text_dup(t->name, strlen(t->name));
-			fprintf(f, "  %-28s %12llu\n", name ? name : "?", (unsigned long long)by_type[t->id]);
-			free(name);
-		}
-	}
-	if (by_type[TPP_MAX_TYPES])
-		fprintf(f, "  %-28s %12llu\n", "(unknown type)", (unsigned long long)by_type[TPP_MAX_TYPES]);
-	fprintf(f, "\nby stream:\n");
-	for (size_t i = 0; i < ns; i++) {
-		const struct tpp_stream_info *s = tpp_r_stream(r, i);
-		if (s->kind == TPP_S_CPU)
-			fprintf(f, "  cpu %-6d %21s %12llu\n", s->cpu, "", (unsigned long long)sc[i].events);
-		else
-			fprintf(f, "  thread %-8d (pid %d) %8s %12llu\n", s->tid, s->pid, "",
-				(unsigned long long)sc[i].events);
-	}
-	tpp_losses_text_cpus(f, &lo_, r);
-	if (me->nlost) {
-		fprintf(f, "\nlost events:\n");
-		for (size_t i = 0; i < me->nlost; i++)
-			fprintf(f, "  stream %-6u %12llu between %llu and %llu\n", me->lost[i].stream,
-				(unsigned long long)me->lost[i].count, (unsigned long long)me->lost[i].from_ts,
-				(unsigned long long)me->lost[i].to_ts);
-	}
+	info_text_tables(f, x);
 }
 
 int cmd_info(int argc, char **argv)
