@@ -99,7 +99,25 @@ struct ex {
 	int32_t w_tid;     /* wanted()'s last question and answer */
 	int w_val;
 	int err;
+	/* the hot path (feed's common entries and returns, see exit_hot) */
+	struct an_pair_hot *hot;
+	uint32_t *fragix;  /* function id -> 1 + its index in frags, 0: none yet */
+	size_t nfragix;
+	struct xfrag *frags;
+	size_t nfrags, capfrags;
+	char *arena;       /* the fragments' bytes */
+	size_t alen, acap;
+	struct ofast *scratch;
 };
+
+/* A call's constant JSON, per function: ,"cat":"call","name":N */
+struct xfrag {
+	size_t off;
+	uint32_t len;
+};
+/* th->user2: what the hot path knows of a thread */
+enum { TH_UNKNOWN, TH_OUT, TH_SKIP };
+#define FRAG_MAX 4096 /* longer names go out the general way */
 
 /* ---------------------------------------------------------------- values */
 
@@ -132,9 +150,7 @@ static void us(struct ofast *o, uint64_t ns, uint64_t t0)
 	} else {
 		ns -= t0;
 	}
-	of_u64(o, ns / 1000);
-	of_ch(o, '.');
-	of_u64w(o, ns % 1000, 3);
+	of_milli(o, ns);
 }
 
 static void jstr(struct ofast *o, const char *s)
@@ -278,6 +294,13 @@ static void on_entry(void *ctx, struct an_thread *th, const struct tpp_event *ev
 	}
 }
 
+/* What a call of f's function writes whatever the call: its category and name. */
+static void call_const(const struct ex *x, struct ofast *o, const struct an_frame *f)
+{
+	of_str(o, ",\"cat\":\"call\",\"name\":");
+	of_json_str(o, an_func_name(x->syms, f->func), an_func_name_len(x->syms, f->func));
+}
+
 static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c,
 		     const struct tpp_event *ev)
 {
@@ -297,8 +320,7 @@ static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c,
 	ev_open(x, "X", pid, th->tid, c->entry_ts);
 	of_str(o, ",\"dur\":");
 	us(o, c->dur, 0);
-	of_str(o, ",\"cat\":\"call\",\"name\":");
-	of_json_str(o, an_func_name(x->syms, f->func), an_func_name_len(x->syms, f->func));
+	call_const(x, o, f);
 	/* args only where there are some: speedscope names a frame by its
 	 * name and args together, so an address in each would print beside
 	 * every name (the address is the symbol table's, not the call's) */
@@ -548,10 +570,20 @@ static int kernel_event(struct ex *x, const struct tpp_event *ev, const struct a
 	return 0;
 }
 
-static int feed(void *ctx, const struct tpp_event *ev)
+/* ------------------------------------------------------------- hot path
+ *
+ * Most events of a recording are entries and returns of the thread that
+ * had the event before, in the common case (replay's an_pair_push_hot and
+ * an_pair_ret_hot). They are taken here without an_pair's callbacks, and a
+ * call goes out as bytes prepared once: the thread's pid/tid (th->label,
+ * once it is named and known wanted) and its function's name (a fragment
+ * per function, escaped once). Anything else takes the general way (feed_slow),
+ * which writes the same bytes. */
+
+/* The general way of an event: an_pair's callbacks, the sched analysis, kernel events. */
+static __attribute__((noinline)) int feed_slow(struct ex *x, const struct tpp_event *ev,
+					       const struct an_tinfo *ti)
 {
-	struct ex *x = ctx;
-	const struct an_tinfo *ti = an_ti(x->ty, ev);
 	int rc;
 	if (ti->kind >= AN_FENTRY && ti->kind <= AN_URET) {
 		rc = an_pair_feed_ti(x->pair, ev, ti);
@@ -565,6 +597,129 @@ static int feed(void *ctx, const struct tpp_event *ev)
 	if ((rc = kernel_event(x, ev, ti)))
 		return rc;
 	return x->err;
+}
+
+/* th's state for the hot path: wanted and named (label: its "pid,tid,ts"
+ * prefix), or not wanted. 0 or -ENOMEM. */
+static __attribute__((noinline)) int thread_ready(struct ex *x, struct an_thread *th)
+{
+	if (!wanted(x, th->tid)) {
+		th->user2 = TH_SKIP;
+		return 0;
+	}
+	int32_t pid = pid_of(x, th->tid, th->pid);
+	if (name_task(x, pid, th->tid))
+		return -ENOMEM;
+	int n = snprintf(th->label, sizeof(th->label), "%d,\"tid\":%d,\"ts\":", (int)pid, (int)th->tid);
+	if (n < 0 || (size_t)n >= sizeof(th->label))
+		return 0; /* stays unknown: the general way */
+	th->label_len = (uint32_t)n;
+	th->user2 = TH_OUT;
+	return 0;
+}
+
+/* f's function's fragment, made on first use; NULL: the general way. */
+static __attribute__((noinline)) const struct xfrag *frag_new(struct ex *x, const struct an_frame *f)
+{
+	if (an_func_name_len(x->syms, f->func) > FRAG_MAX)
+		return NULL;
+	if (f->func >= x->nfragix) {
+		size_t n = x->nfragix ? x->nfragix : 256;
+		while (n <= f->func)
+			n *= 2;
+		uint32_t *ni = realloc(x->fragix, n * sizeof(*ni));
+		if (!ni)
+			return NULL;
+		memset(ni + x->nfragix, 0, (n - x->nfragix) * sizeof(*ni));
+		x->fragix = ni;
+		x->nfragix = n;
+	}
+	if (x->nfrags == x->capfrags) {
+		size_t n = x->capfrags ? x->capfrags * 2 : 256;
+		struct xfrag *nf = realloc(x->frags, n * sizeof(*nf));
+		if (!nf)
+			return NULL;
+		x->frags = nf;
+		x->capfrags = n;
+	}
+	if (!x->scratch && !(x->scratch = malloc(sizeof(*x->scratch))))
+		return NULL;
+	of_init(x->scratch, -1);
+	call_const(x, x->scratch, f);
+	size_t len = x->scratch->len;
+	if (x->alen + len > x->acap) {
+		size_t n = x->acap ? x->acap * 2 : 1 << 16;
+		while (n < x->alen + len)
+			n *= 2;
+		char *na = realloc(x->arena, n);
+		if (!na)
+			return NULL;
+		x->arena = na;
+		x->acap = n;
+	}
+	memcpy(x->arena + x->alen, x->scratch->buf, len);
+	struct xfrag *g = &x->frags[x->nfrags++];
+	*g = (struct xfrag){x->alen, (uint32_t)len};
+	x->alen += len;
+	x->fragix[f->func] = (uint32_t)x->nfrags;
+	return g;
+}
+
+static inline const struct xfrag *frag(struct ex *x, const struct an_frame *f)
+{
+	uint32_t i = f->func < x->nfragix ? x->fragix[f->func] : 0;
+	if (__builtin_expect(i != 0, 1))
+		return &x->frags[i - 1];
+	return frag_new(x, f);
+}
+
+/* A return of th, an_pair's last thread: the call written from its
+ * prepared bytes as on_exit_ writes a call without arguments, return value
+ * or marks, then the frame popped as an_pair would. */
+static __attribute__((noinline)) int exit_hot(struct ex *x, struct an_thread *th,
+					      const struct tpp_event *ev, const struct an_tinfo *ti)
+{
+	uint64_t dur;
+	const struct an_frame *f = an_pair_ret_hot(th, ev, ti, &dur);
+	if (!f || f->nargs || f->fl & AN_FRAME_RESUMED)
+		return feed_slow(x, ev, ti);
+	if (th->user2 == TH_UNKNOWN) {
+		int rc = thread_ready(x, th);
+		if (rc || th->user2 == TH_UNKNOWN)
+			return rc ? rc : feed_slow(x, ev, ti);
+	}
+	if (th->user2 == TH_OUT) {
+		const struct xfrag *g = frag(x, f);
+		if (!g)
+			return feed_slow(x, ev, ti);
+		struct ofast *o = x->o;
+		of_mem(o, ",\n{\"ph\":\"X\",\"pid\":", 18);
+		of_mem(o, th->label, th->label_len);
+		us(o, f->ts, x->t0);
+		of_mem(o, ",\"dur\":", 7);
+		of_milli(o, dur);
+		of_mem(o, x->arena + g->off, g->len);
+		of_ch(o, '}');
+		x->nev++;
+	}
+	an_pair_pop_hot(x->hot, th, ev, dur);
+	return 0;
+}
+
+/* The common entries and returns inline (only tail calls: no register
+ * saving on the common path); the rest the general way. */
+static int feed(void *ctx, const struct tpp_event *ev)
+{
+	struct ex *x = ctx;
+	const struct an_tinfo *ti = an_ti(x->ty, ev);
+	struct an_thread *th = x->hot ? an_pair_hot_thread(x->hot, ev) : NULL;
+	if (__builtin_expect(th != NULL, 1)) {
+		if (ti->kind == AN_FEXIT)
+			return exit_hot(x, th, ev, ti);
+		if (ti->kind == AN_FENTRY && !an_pair_push_hot(x->hot, th, ev, ti))
+			return 0;
+	}
+	return feed_slow(x, ev, ti);
 }
 
 /* The file's lost-event records in the window, each a slice on its
@@ -757,6 +912,9 @@ int cmd_export(int argc, char **argv)
 		rc = acli_fail(&c, -ENOMEM, NULL);
 		goto out;
 	}
+	/* --func follows its frames in on_entry: no hot path then */
+	if (x.pair && !x.func)
+		x.hot = an_pair_hot(x.pair);
 	struct an_run_stats st;
 	if ((rc = x.fmt == X_CHROME ? chrome(&x, &st) : folded(&x, &st, fd)))
 		goto out;
@@ -800,6 +958,10 @@ out:
 	an_syms_close(x.syms);
 	hmap_free(&x.named);
 	free(x.o);
+	free(x.scratch);
+	free(x.arena);
+	free(x.frags);
+	free(x.fragix);
 	acli_close(&c);
 	return rc;
 }

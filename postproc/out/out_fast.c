@@ -133,6 +133,21 @@ void of_u64w(struct ofast *o, uint64_t v, int w)
 	o->len += k;
 }
 
+void of_milli(struct ofast *o, uint64_t v)
+{
+	/* one pass into the buffer: export writes two per call (us.ns) */
+	uint64_t q = v / 1000;
+	unsigned r = (unsigned)(v % 1000), n = ndigits(q);
+	of_room(o, 24);
+	char *p = o->buf + o->len;
+	digits(p + n, q);
+	p[n] = '.';
+	p[n + 1] = (char)('0' + r / 100);
+	p[n + 2] = digits2[(r % 100) * 2];
+	p[n + 3] = digits2[(r % 100) * 2 + 1];
+	o->len += n + 4;
+}
+
 void of_ts(struct ofast *o, uint64_t ns)
 {
 	/* seconds, a dot, then exactly nine digits of nanoseconds */

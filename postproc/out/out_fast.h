@@ -63,6 +63,7 @@ void of_u64(struct ofast *o, uint64_t v);
 void of_i64(struct ofast *o, int64_t v);
 void of_hex(struct ofast *o, uint64_t v);        /* 0x-prefixed */
 void of_u64w(struct ofast *o, uint64_t v, int w); /* zero-padded to w digits */
+void of_milli(struct ofast *o, uint64_t v);      /* v / 1000 "." v % 1000 in 3 digits */
 void of_ts(struct ofast *o, uint64_t ns);         /* seconds.nanoseconds */
 /* The escapes of esc.h, the one place they are defined. Text for humans:
  * control bytes and bytes that are not UTF-8 as \xNN. */
