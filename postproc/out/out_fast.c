@@ -137,10 +137,13 @@ void of_milli(struct ofast *o, uint64_t v)
 {
 	/* one pass into the buffer: export writes two per call (us.ns) */
 	uint64_t q = v / 1000;
-	unsigned r = (unsigned)(v % 1000), n = ndigits(q);
+	unsigned r = (unsigned)(v % 1000), n = q < 10 ? 1 : ndigits(q);
 	of_room(o, 24);
 	char *p = o->buf + o->len;
-	digits(p + n, q);
+	if (q < 10) /* most durations: no digit loop */
+		p[0] = (char)('0' + q);
+	else
+		digits(p + n, q);
 	p[n] = '.';
 	p[n + 1] = (char)('0' + r / 100);
 	p[n + 2] = digits2[(r % 100) * 2];

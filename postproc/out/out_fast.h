@@ -29,9 +29,16 @@ static inline void of_mem(struct ofast *o, const char *s, size_t n)
 	/* Short pieces (field names, task names, digits) are most of what is
 	 * written: copied with two overlapping loads and stores rather than a
 	 * libc call each. */
-	if (__builtin_expect(n <= 16 && o->len + 16 <= sizeof(o->buf), 1)) {
+	if (__builtin_expect(n <= 32 && o->len + 32 <= sizeof(o->buf), 1)) {
 		char *d = o->buf + o->len;
-		if (n >= 8) {
+		if (n > 16) {
+			/* export's prepared pieces (a call's name and category) */
+			char a[16], b[16];
+			memcpy(a, s, 16);
+			memcpy(b, s + n - 16, 16);
+			memcpy(d, a, 16);
+			memcpy(d + n - 16, b, 16);
+		} else if (n >= 8) {
 			uint64_t a, b;
 			memcpy(&a, s, 8);
 			memcpy(&b, s + n - 8, 8);
