@@ -150,6 +150,16 @@ test_expect 's-threads: folded --root=thread: one root per thread of the process
 	done <roots.txt
 '
 
+test_expect 'the hot path writes the bytes of the general way (TPP_EXPORT_HOT=0): s-threads (whole, one --tid), s-longjmp, the bundled traces' '
+	tid=$("$TRACEPP" info --format=json "$R/th.tpp" | python3 -c "import json, sys; print([s[\"tid\"] for s in json.load(sys.stdin)[\"streams\"] if s[\"kind\"] == \"thread\"][-1])") &&
+	n=0 && for f in "$R/th.tpp --tid=$tid" "$R/th.tpp" "$R/lj.tpp" "$TOP"/samples/traces/*.tpp; do
+		"$TRACEPP" export --format=chrome $f >hot.json 2>/dev/null; a=$?
+		TPP_EXPORT_HOT=0 "$TRACEPP" export --format=chrome $f >gen.json 2>/dev/null; b=$?
+		[ $a = $b ] && cmp hot.json gen.json || { echo "$f: the two ways differ"; exit 1; }
+		n=$((n + 1))
+	done && echo "$n exports alike" && [ $n -ge 7 ]
+'
+
 test_expect 'block requests as async slices per device = io, queue depth as a counter, packets on their device track = net (samples/traces/demo.tpp)' '
 	D=$TOP/samples/traces/demo.tpp &&
 	"$TRACEPP" export --format=chrome -o x.json "$D" 2>/dev/null && $CHECK x.json --summary &&
