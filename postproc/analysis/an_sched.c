@@ -297,6 +297,112 @@ static int runtime(struct an_sched *s, struct an_task *t, uint64_t ts, uint64_t 
 	return 0;
 }
 
+/* A switch's task leaving cpu at ts (prev, st its state): a missing
+ * switch-in inferred (since: cpu_step's answer), with the switch-out of the
+ * task the CPU ran; its slice closed and its wait begun. *slotp: the CPU's
+ * running-task slot, for switch_in. */
+static inline __attribute__((always_inline)) int switch_out(struct an_sched *s, int32_t prev, uint64_t ts,
+							    int32_t cpu, uint64_t st, uint64_t since,
+							    const struct tpp_event *ev, const struct an_tinfo *ti,
+							    int32_t **slotp)
+{
+	struct an_task *t;
+	int rc;
+	if (!(t = task(s, prev)))
+		return -ENOMEM;
+	if (ev)
+		comm(s, t, ev, ti, R_PREV_COMM);
+	if ((rc = run_slot(s, cpu, slotp)))
+		return rc;
+	int32_t *slot = *slotp;
+	if (!t->running && prev && !since && t->k_start)
+		since = t->k_start; /* the CPU's first switch: the slice's reports say when it began */
+	if (!t->running && prev && since) {
+		/* Its switch-in is missing: it ran since it became
+		 * runnable, or since the CPU last switched. */
+		if (t->ready_ts > since)
+			since = t->ready_ts;
+		if (slot && *slot >= 0 && *slot != prev) {
+			/* and so is the switch-out of the task the CPU ran */
+			struct an_task *o = task(s, *slot);
+			if (!o)
+				return -ENOMEM;
+			if (o->running && o->cpu == cpu) {
+				o->partial |= o->tid ? AN_PARTIAL_GAPS : 0;
+				if ((rc = ran(s, o, since)))
+					return rc;
+			}
+		}
+		if (t->runnable_since && (rc = wait_end(s, t, since)))
+			return rc;
+		t->running = 1;
+		t->cpu = cpu;
+		t->on_since = since;
+		t->off_since = 0;
+		s->inferred++;
+		t->inferred_in++;
+	}
+	if (t->fresh && prev) /* it ran before the events begin */
+		t->partial |= AN_PARTIAL_START;
+	t->fresh = 0;
+	/* where a preempted task starts waiting: its slice's end */
+	uint64_t end = t->k_start ? t->k_start + t->k_run : ts;
+	if ((rc = ran(s, t, ts)))
+		return rc;
+	t->switches++;
+	t->ready_ts = 0;
+	if (!(st & STATE_MASK)) {
+		t->involuntary++;
+		runnable(t, ts, end < ts ? end : ts, 0);
+	} else {
+		t->voluntary++;
+		t->off_since = ts;
+	}
+	return 0;
+}
+
+/* A switch's task entering cpu at ts (next): a missing switch-out closed,
+ * its wait and off-CPU time ended; it runs from ts. */
+static inline __attribute__((always_inline)) int switch_in(struct an_sched *s, int32_t next, uint64_t ts,
+							   int32_t cpu, int32_t *slot, const struct tpp_event *ev,
+							   const struct an_tinfo *ti)
+{
+	struct an_task *t;
+	int rc;
+	if (!(t = task(s, next)))
+		return -ENOMEM;
+	if (ev)
+		comm(s, t, ev, ti, R_NEXT_COMM);
+	if (t->fresh && next && !t->runnable_since) /* it waited before the events begin */
+		t->partial |= AN_PARTIAL_START;
+	t->fresh = 0;
+	if (t->running) { /* its switch-out is missing */
+		t->partial |= next ? AN_PARTIAL_GAPS : 0;
+		if ((rc = ran(s, t, ts)))
+			return rc;
+	}
+	/* With runtime reports in the file, the wait goes on until the
+	 * slice's first report says when, on the kernel's clock, the
+	 * slice started (a slice without one ends it at this switch-in,
+	 * when it closes: ran()). */
+	if (t->runnable_since && !s->has_runtime && (rc = wait_end(s, t, ts)))
+		return rc;
+	if (t->off_since && ts >= t->off_since) {
+		t->offcpu_ns += ts - t->off_since;
+		if (sampled(s, t))
+			an_lat_add(&s->offcpu, ts - t->off_since);
+	}
+	if (slot)
+		*slot = next;
+	t->ready_ts = 0;
+	t->cpu = cpu;
+	t->running = 1;
+	t->on_since = ts;
+	t->k_start = t->k_run = 0;
+	t->off_since = 0;
+	return 0;
+}
+
 /* The per-task half both feeds share: one event of kind k at ts on cpu;
  * a, b, st: prev pid, next pid and prev state of a switch, a the pid of the
  * others; since: cpu_step's answer for a switch, the runtime of a runtime
@@ -311,90 +417,10 @@ static inline __attribute__((always_inline)) int step(struct an_sched *s, int k,
 		s->t0 = ts;
 	switch (k) {
 	case AN_SWITCH: {
-		int32_t prev = (int32_t)a;
-		int32_t next = (int32_t)b;
-		if (!(t = task(s, prev)))
-			return -ENOMEM;
-		if (ev)
-			comm(s, t, ev, ti, R_PREV_COMM);
 		int32_t *slot;
-		if ((rc = run_slot(s, cpu, &slot)))
+		if ((rc = switch_out(s, (int32_t)a, ts, cpu, st, since, ev, ti, &slot)))
 			return rc;
-		if (!t->running && prev && !since && t->k_start)
-			since = t->k_start; /* the CPU's first switch: the slice's reports say when it began */
-		if (!t->running && prev && since) {
-			/* Its switch-in is missing: it ran since it became
-			 * runnable, or since the CPU last switched. */
-			if (t->ready_ts > since)
-				since = t->ready_ts;
-			if (slot && *slot >= 0 && *slot != prev) {
-				/* and so is the switch-out of the task the CPU ran */
-				struct an_task *o = task(s, *slot);
-				if (!o)
-					return -ENOMEM;
-				if (o->running && o->cpu == cpu) {
-					o->partial |= o->tid ? AN_PARTIAL_GAPS : 0;
-					if ((rc = ran(s, o, since)))
-						return rc;
-				}
-			}
-			if (t->runnable_since && (rc = wait_end(s, t, since)))
-				return rc;
-			t->running = 1;
-			t->cpu = cpu;
-			t->on_since = since;
-			t->off_since = 0;
-			s->inferred++;
-			t->inferred_in++;
-		}
-		if (t->fresh && prev) /* it ran before the events begin */
-			t->partial |= AN_PARTIAL_START;
-		t->fresh = 0;
-		/* where a preempted task starts waiting: its slice's end */
-		uint64_t end = t->k_start ? t->k_start + t->k_run : ts;
-		if ((rc = ran(s, t, ts)))
-			return rc;
-		t->switches++;
-		t->ready_ts = 0;
-		if (!(st & STATE_MASK)) {
-			t->involuntary++;
-			runnable(t, ts, end < ts ? end : ts, 0);
-		} else {
-			t->voluntary++;
-			t->off_since = ts;
-		}
-		if (!(t = task(s, next)))
-			return -ENOMEM;
-		if (ev)
-			comm(s, t, ev, ti, R_NEXT_COMM);
-		if (t->fresh && next && !t->runnable_since) /* it waited before the events begin */
-			t->partial |= AN_PARTIAL_START;
-		t->fresh = 0;
-		if (t->running) { /* its switch-out is missing */
-			t->partial |= next ? AN_PARTIAL_GAPS : 0;
-			if ((rc = ran(s, t, ts)))
-				return rc;
-		}
-		/* With runtime reports in the file, the wait goes on until the
-		 * slice's first report says when, on the kernel's clock, the
-		 * slice started (a slice without one ends it at this switch-in,
-		 * when it closes: ran()). */
-		if (t->runnable_since && !s->has_runtime && (rc = wait_end(s, t, ts)))
-			return rc;
-		if (t->off_since && ts >= t->off_since) {
-			t->offcpu_ns += ts - t->off_since;
-			if (sampled(s, t))
-				an_lat_add(&s->offcpu, ts - t->off_since);
-		}
-		if (slot)
-			*slot = next;
-		t->ready_ts = 0;
-		t->cpu = cpu;
-		t->running = 1;
-		t->on_since = ts;
-		t->k_start = t->k_run = 0;
-		t->off_since = 0;
-		return 0;
+		return switch_in(s, (int32_t)b, ts, cpu, slot, ev, ti);
 	}
 	case AN_RUNTIME:
 		if (!(t = task(s, (int32_t)a)))

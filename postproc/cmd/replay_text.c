@@ -419,36 +419,10 @@ int rp_json_marks(struct ofast *o, uint32_t flags, int first)
 	return n;
 }
 
-void rp_json_line(struct rp *r, const struct line *l)
+/* rp_json_line's frame part: arguments (raw, as text), source line, return value. */
+static void json_call(struct rp *r, const struct line *l)
 {
 	struct ofast *o = r->o;
-	of_str(o, r->nlines ? ",\n{\"ts_ns\":" : "[\n{\"ts_ns\":");
-	of_u64(o, l->ts);
-	of_str(o, ",\"cpu\":");
-	of_i64(o, l->cpu);
-	of_str(o, ",\"tid\":");
-	of_i64(o, l->tid);
-	of_str(o, ",\"comm\":");
-	if (l->comm)
-		of_json_str(o, l->comm, strnlen(l->comm, 16));
-	else
-		of_str(o, "null");
-	of_str(o, ",\"kind\":\"");
-	of_str(o, lkind_name[l->kind]);
-	of_str(o, "\",\"depth\":");
-	of_u64(o, l->depth);
-	if (l->has_dur) {
-		of_str(o, ",\"dur_ns\":");
-		of_u64(o, l->dur);
-	}
-	if (l->kind == L_LOST) {
-		of_str(o, ",\"lost\":");
-		of_u64(o, l->lost);
-	}
-	if (l->name) {
-		of_str(o, ",\"func\":");
-		of_json_str(o, l->name, strlen(l->name));
-	}
 	if (l->f && l->f->nargs && (l->kind == L_ENTRY || l->kind == L_LEAF)) {
 		of_str(o, ",\"args\":[");
 		for (int i = 0; i < l->f->nargs; i++) {
@@ -480,29 +454,67 @@ void rp_json_line(struct rp *r, const struct line *l)
 			of_json_str(o, l->ret_text, l->ret_text_len);
 		}
 	}
-	rp_json_marks(o, l->flags, 0);
-	if (l->ev) {
-		const struct tpp_type *t = l->ev->t;
-		of_str(o, ",\"event\":");
-		of_json_str(o, t && t->name ? t->name : "?", t && t->name ? strlen(t->name) : 1);
-		of_str(o, ",\"fields\":{");
-		for (int i = 0; t && i < l->ev->nvals && i < t->nfields; i++) {
-			if (i)
-				of_ch(o, ',');
-			of_json_str(o, t->fields[i].name, strlen(t->fields[i].name));
-			of_ch(o, ':');
-			const union tpp_val *v = &l->ev->v[i];
-			if (t->fields[i].type == TPP_F_U64)
-				of_u64(o, v->u);
-			else if (t->fields[i].type == TPP_F_S64)
-				of_i64(o, v->i);
-			else if (t->fields[i].type == TPP_F_STR && v->s.p)
-				of_json_str(o, v->s.p, strnlen(v->s.p, v->s.len));
-			else
-				of_str(o, "null");
-		}
-		of_ch(o, '}');
+}
+
+/* rp_json_line's kernel event: its name and fields. */
+static void json_event(struct ofast *o, const struct tpp_event *ev)
+{
+	const struct tpp_type *t = ev->t;
+	of_str(o, ",\"event\":");
+	of_json_str(o, t && t->name ? t->name : "?", t && t->name ? strlen(t->name) : 1);
+	of_str(o, ",\"fields\":{");
+	for (int i = 0; t && i < ev->nvals && i < t->nfields; i++) {
+		if (i)
+			of_ch(o, ',');
+		of_json_str(o, t->fields[i].name, strlen(t->fields[i].name));
+		of_ch(o, ':');
+		const union tpp_val *v = &ev->v[i];
+		if (t->fields[i].type == TPP_F_U64)
+			of_u64(o, v->u);
+		else if (t->fields[i].type == TPP_F_S64)
+			of_i64(o, v->i);
+		else if (t->fields[i].type == TPP_F_STR && v->s.p)
+			of_json_str(o, v->s.p, strnlen(v->s.p, v->s.len));
+		else
+			of_str(o, "null");
 	}
+	of_ch(o, '}');
+}
+
+void rp_json_line(struct rp *r, const struct line *l)
+{
+	struct ofast *o = r->o;
+	of_str(o, r->nlines ? ",\n{\"ts_ns\":" : "[\n{\"ts_ns\":");
+	of_u64(o, l->ts);
+	of_str(o, ",\"cpu\":");
+	of_i64(o, l->cpu);
+	of_str(o, ",\"tid\":");
+	of_i64(o, l->tid);
+	of_str(o, ",\"comm\":");
+	if (l->comm)
+		of_json_str(o, l->comm, strnlen(l->comm, 16));
+	else
+		of_str(o, "null");
+	of_str(o, ",\"kind\":\"");
+	of_str(o, lkind_name[l->kind]);
+	of_str(o, "\",\"depth\":");
+	of_u64(o, l->depth);
+	if (l->has_dur) {
+		of_str(o, ",\"dur_ns\":");
+		of_u64(o, l->dur);
+	}
+	if (l->kind == L_LOST) {
+		of_str(o, ",\"lost\":");
+		of_u64(o, l->lost);
+	}
+	if (l->name) {
+		of_str(o, ",\"func\":");
+		of_json_str(o, l->name, strlen(l->name));
+	}
+	json_call(r, l);
+	rp_json_marks(o, l->flags, 0);
+	if (l->ev)
+		json_event(o, l->ev);
 	of_ch(o, '}');
 }
 
