@@ -108,6 +108,9 @@ struct ex {
 	char *arena;       /* the fragments' bytes */
 	size_t alen, acap;
 	struct ofast *scratch;
+	uint64_t us_q;     /* us_hot's last microsecond, its digits and their count */
+	char us_txt[24];
+	uint32_t us_len;
 };
 
 /* A call's constant JSON, per function: ,"cat":"call","name":N */
@@ -665,6 +668,33 @@ static __attribute__((noinline)) const struct xfrag *frag_new(struct ex *x, cons
 	return g;
 }
 
+/* us(ns, t0) for ns >= t0 on the hot path: calls close many to a
+ * microsecond, so the last microsecond's digits are kept. */
+static inline void us_hot(struct ex *x, struct ofast *o, uint64_t ns)
+{
+	uint64_t v = ns - x->t0, q = v / 1000;
+	unsigned r = (unsigned)(v % 1000);
+	if (__builtin_expect(q != x->us_q, 0)) {
+		char *p = x->us_txt + sizeof(x->us_txt);
+		uint64_t k = q;
+		do
+			*--p = (char)('0' + k % 10);
+		while (k /= 10);
+		x->us_len = (uint32_t)(x->us_txt + sizeof(x->us_txt) - p);
+		memmove(x->us_txt, p, x->us_len);
+		x->us_q = q;
+	}
+	of_room(o, sizeof(x->us_txt) + 4);
+	char *d = o->buf + o->len;
+	memcpy(d, x->us_txt, sizeof(x->us_txt)); /* a fixed size: no libc call */
+	d += x->us_len;
+	d[0] = '.';
+	d[1] = (char)('0' + r / 100);
+	d[2] = (char)('0' + r / 10 % 10);
+	d[3] = (char)('0' + r % 10);
+	o->len += x->us_len + 4;
+}
+
 static inline const struct xfrag *frag(struct ex *x, const struct an_frame *f)
 {
 	uint32_t i = f->func < x->nfragix ? x->fragix[f->func] : 0;
@@ -695,7 +725,10 @@ static __attribute__((noinline)) int exit_hot(struct ex *x, struct an_thread *th
 		struct ofast *o = x->o;
 		of_mem(o, ",\n{\"ph\":\"X\",\"pid\":", 18);
 		of_mem(o, th->label, th->label_len);
-		us(o, f->ts, x->t0);
+		if (__builtin_expect(f->ts >= x->t0, 1))
+			us_hot(x, o, f->ts);
+		else
+			us(o, f->ts, x->t0);
 		of_mem(o, ",\"dur\":", 7);
 		of_milli(o, dur);
 		of_mem(o, x->arena + g->off, g->len);
@@ -867,6 +900,7 @@ int cmd_export(int argc, char **argv)
 	memset(&x, 0, sizeof(x));
 	x.func_id = UINT32_MAX;
 	x.w_tid = -2;
+	x.us_q = UINT64_MAX;
 	hmap_init(&x.named);
 	const struct acli_spec spec = {.cmd = "export", .usage = usage_text, .opts = lo,
 				       .shortopts = "o:F:", .opt = own_opt, .ctx = &x, .own_format = 1};
