@@ -44,6 +44,9 @@ mkdir -p "$REC"
 replay() { "$TRACEPP" dump --sorted "$1" | python3 -c '
 import re, sys, collections
 cur, since, evtid, evts, other, kst = {}, {}, {}, {}, {}, {}
+# prev_state as dump prints it (the kernel print format letters, R+ for
+# preempted), or as a number
+st = lambda v: int(v) if v.isdigit() else sum(1 << "SDTtXZPI".index(c) for c in v.replace("|", "").rstrip("+") if c != "R") | (0x100 if v.endswith("+") else 0)
 tot, runnable, running, last, t0 = collections.Counter(), {}, set(), 0, None
 for l in sys.stdin:
     m = re.match(r"(\d+)\.(\d{9}) \[(\d+)\] .*?-(\d+) (\w+):", l)
@@ -62,8 +65,8 @@ for l in sys.stdin:
         kst.setdefault(int(s.group(1)), max(ts - int(s.group(2)), t0))
         continue
     if kind != "sched_switch": continue
-    s = re.search(r"prev_pid=(\d+) .*prev_state=(\d+) .*next_pid=(\d+)", l)
-    p, state, n = int(s.group(1)), int(s.group(2)), int(s.group(3))
+    s = re.search(r"prev_pid=(\d+) .*prev_state=(\S+) .*next_pid=(\d+)", l)
+    p, state, n = int(s.group(1)), st(s.group(2)), int(s.group(3))
     if c not in since and p and p not in running and p in kst:
         tot[p] += ts - min(max(kst[p], runnable.get(p, 0)), ts)
     kst.pop(p, None); kst.pop(n, None)
