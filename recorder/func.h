@@ -75,6 +75,11 @@ struct func_stats {
 	uint64_t lost;            /* runtime records dropped for want of room */
 	uint64_t threads;         /* threads traced */
 	uint64_t waits, waited_ns; /* the command's threads waited for room: times, ns in all */
+	uint64_t wait_capped;      /* threads that waited the most any may in all, then no more */
+	uint64_t data_lost;        /* -A values dropped for want of room (not counted in lost) */
+	uint64_t damaged;          /* values of the shared pool the command wrote over (ignored) */
+	uint64_t args_refused;     /* processes where -A could not read memory (seccomp) */
+	int32_t args_refused_pid;  /* the first of them */
 };
 /* s may be NULL (all zero). */
 void func_session_stats(const struct func_session *s, struct func_stats *st);
@@ -86,6 +91,9 @@ void func_session_free(struct func_session *s);
  * the process is exiting). */
 void func_session_cleanup_signal(struct func_session *s);
 const char *func_error(const struct func_session *s);
+/* What the options will not do together, one line for the record command
+ * to print before the command runs; NULL if nothing. */
+const char *func_warning(const struct func_session *s);
 
 /* Hints (func_hints.c), for the record command to print: 1 with a one-line
  * msg when command cmd is not built with -pg/-finstrument-functions (its

@@ -126,6 +126,17 @@ static int plan_one(struct fa_func *f, const struct func_sig *sig, int pg, char 
 	return 0;
 }
 
+/* Whether parameter w (a name or argN) of sig is already among f's. */
+static int has_arg(const struct fa_func *f, const char *w, const struct func_sig *sig)
+{
+	int wi = want_index(w);
+	const char *name = wi >= 0 && (size_t)wi < sig->nparams && sig->p[wi].name[0] ? sig->p[wi].name : w;
+	for (uint32_t k = 0; k < f->nargs; k++)
+		if (!strcmp(f->arg[k].name, name))
+			return 1;
+	return 0;
+}
+
 static int by_lo(const void *a, const void *b)
 {
 	const struct fa_func *x = a, *y = b;
@@ -166,6 +177,20 @@ int func_args_plan(struct func_args **out, const char *exe, int pg, int strict, 
 			}
 			continue;
 		}
+		/* -A f:a -A f:b is -A f:a,b: one table entry per function */
+		struct fa_func *same = NULL;
+		for (uint32_t k = 0; k < fa->n && !same; k++)
+			if (!strcmp(fa->f[k].name, fname))
+				same = &fa->f[k];
+		char *want[64], *sv;
+		size_t nw = 0;
+		for (char *t = strtok_r(list, ",", &sv); t && nw < 64; t = strtok_r(NULL, ",", &sv))
+			if (!same || !has_arg(same, t, &sig))
+				want[nw++] = t;
+		if (same) {
+			rc = plan_one(same, &sig, pg, want, nw, err, errlen);
+			continue;
+		}
 		if (fa->n == TPP_RT_ARGSPEC_MAX) {
 			func_fmt(err, errlen, "-A %s: at most %d functions get their arguments recorded", fname,
 				 TPP_RT_ARGSPEC_MAX);
@@ -183,10 +208,6 @@ int func_args_plan(struct func_args **out, const char *exe, int pg, int strict, 
 		func_fmt(f->name, sizeof(f->name), "%s", fname);
 		f->lo = sym->addr;
 		f->hi = sym->addr + (sym->size ? sym->size : 1);
-		char *want[64], *sv;
-		size_t nw = 0;
-		for (char *t = strtok_r(list, ",", &sv); t && nw < 64; t = strtok_r(NULL, ",", &sv))
-			want[nw++] = t;
 		rc = plan_one(f, &sig, pg, want, nw, err, errlen);
 	}
 	func_dwarf_close(dw);

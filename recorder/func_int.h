@@ -52,6 +52,11 @@ struct func_pool_stats {
 	uint64_t budget, shm_peak, chunk_bytes; /* bytes; shm_peak: pages of the pool that existed, at most */
 	uint64_t threads, events, lost, lost_no_slot;
 	uint64_t waits, waited_ns; /* writers' waits for room, and their time in all */
+	uint64_t wait_capped;      /* threads that reached the cap on waiting in all */
+	uint64_t data_lost;        /* -A values dropped for want of room (not events) */
+	uint64_t damaged;          /* values read back out of range: the program wrote over the pool */
+	uint64_t args_refused;     /* processes where -A found process_vm_readv refused */
+	int32_t args_refused_pid;  /* the first of them */
 };
 /* A pool of budget bytes (at least 1 MiB); the header's layout is filled,
  * its clock and filters are the caller's, then func_pool_publish. */

@@ -3,7 +3,10 @@
  * that thread's events, gives chunks and descriptors back once read, and
  * notices threads that ended without saying so (killed, exec'd, exit_group).
  * Everything read back from the pool was written by the traced program and
- * is bounds-checked before use. */
+ * is bounds-checked before use: the layout (where descriptors and chunks
+ * are, how many, how big) comes from the private copy made with the pool,
+ * never from the header the program can write; an index, count or state
+ * out of range is skipped and counted as damage, reported at the end. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -41,6 +44,9 @@
 /* Waiting writers are woken after this many chunks given back (or at the
  * end of a drain pass): a few ms of records, not one wake-up per chunk. */
 #define WAKE_BATCH_MAX 256u
+/* More records lost at once than a thread could write in days: a count
+ * the program wrote over. */
+#define LOST_MAX (1ull << 48)
 
 struct tslot {
 	uint32_t stream;    /* 0: not declared yet */
@@ -52,7 +58,15 @@ struct tslot {
 	int32_t pid, tid;
 	int active; /* the descriptor is LIVE or DONE and ours to drain */
 	int cur_lost_done;
+	int broken;    /* its chunk chain was written over: no more is read */
+	int bad_state; /* its state was written over (counted once) */
 	struct func_args_pending *pend; /* -A values waiting for their ENTRY or EXIT */
+};
+
+/* The layout as layout() made it: sizes and offsets into the mapping. */
+struct pool_layout {
+	uint64_t chunks_off, chunk_bytes, threads_off, procs_off;
+	uint32_t nchunks, chunk_recs, nthreads, nprocs;
 };
 
 struct func_pool {
@@ -60,8 +74,9 @@ struct func_pool {
 	uint64_t ino;
 	struct tpp_rt_hdr *h;
 	uint64_t len;
-	struct tslot *ts;
-	uint32_t nts; /* entries of ts (the header is the program's to scribble on) */
+	struct pool_layout l; /* the header's copy is the program's to scribble on */
+	struct tslot *ts;     /* l.nthreads entries */
+	uint64_t damaged;     /* values read back out of range (the program wrote over the pool) */
 	uint32_t *proc_gen;
 	uint64_t shm_peak;
 	uint64_t events, lost, threads;
@@ -76,6 +91,28 @@ struct func_pool {
 struct tpp_rt_hdr *func_pool_hdr(struct func_pool *p)
 {
 	return p->h;
+}
+
+static struct tpp_rt_thread *thread_at(const struct func_pool *p, uint32_t i)
+{
+	return (struct tpp_rt_thread *)((char *)p->h + p->l.threads_off + (uint64_t)i * sizeof(struct tpp_rt_thread));
+}
+static struct tpp_rt_chunk *chunk_at(const struct func_pool *p, uint32_t i)
+{
+	return (struct tpp_rt_chunk *)((char *)p->h + p->l.chunks_off + (uint64_t)i * p->l.chunk_bytes);
+}
+static struct tpp_rt_proc *proc_at(const struct func_pool *p, uint32_t i)
+{
+	return (struct tpp_rt_proc *)((char *)p->h + p->l.procs_off + (uint64_t)i * sizeof(struct tpp_rt_proc));
+}
+/* Free-stack links (tpp_rt_push), found by the private layout: base is the pool. */
+static uint32_t *chunk_link(void *base, uint32_t i)
+{
+	return &chunk_at(base, i)->free_next;
+}
+static uint32_t *thread_link(void *base, uint32_t i)
+{
+	return &thread_at(base, i)->free_next;
 }
 
 static uint64_t mono_now(void)
@@ -163,11 +200,13 @@ int func_pool_new(struct func_pool **pp, uint64_t budget, char *err, size_t errl
 		func_fmt(err, errlen, "function-tracing pool of %" PRIu64 " bytes is too small", budget);
 		return -ENOSPC;
 	}
-	p->wake_batch = p->h->nchunks / 16;
+	struct tpp_rt_hdr *h = p->h;
+	p->l = (struct pool_layout){h->chunks_off, h->chunk_bytes, h->threads_off, h->procs_off,
+				    h->nchunks,    h->chunk_recs,  h->nthreads,    h->nprocs};
+	p->wake_batch = p->l.nchunks / 16;
 	p->wake_batch = p->wake_batch > WAKE_BATCH_MAX ? WAKE_BATCH_MAX : p->wake_batch ? p->wake_batch : 1;
-	p->ts = calloc(p->h->nthreads, sizeof(*p->ts));
-	p->nts = p->ts ? p->h->nthreads : 0;
-	p->proc_gen = calloc(p->h->nprocs, sizeof(*p->proc_gen));
+	p->ts = calloc(p->l.nthreads, sizeof(*p->ts));
+	p->proc_gen = calloc(p->l.nprocs, sizeof(*p->proc_gen));
 	if (!p->ts || !p->proc_gen)
 		return -ENOMEM;
 	return 0;
@@ -202,7 +241,8 @@ static void wake_writers(struct func_pool *p)
 
 static void put_chunk(struct func_pool *p, uint32_t i)
 {
-	tpp_rt_push(&p->h->free_chunks, i, tpp_rt_chunk_link, p->h);
+	if (tpp_rt_push(&p->h->free_chunks, i, chunk_link, p) < 0)
+		p->damaged++;
 	if (++p->freed >= p->wake_batch)
 		wake_writers(p);
 }
@@ -211,10 +251,16 @@ static void put_chunk(struct func_pool *p, uint32_t i)
 static int retire(struct func_pool *p, const struct func_sink *k, uint32_t i, int done)
 {
 	struct tpp_rt_hdr *h = p->h;
-	struct tpp_rt_thread *d = tpp_rt_thread_at(h, i);
+	struct tpp_rt_thread *d = thread_at(p, i);
 	struct tslot *st = &p->ts[i];
 	int r = 0;
+	if (!st->stream)
+		goto give_back; /* never declared: a descriptor written over */
 	uint64_t lost = __atomic_load_n(&d->lost, __ATOMIC_ACQUIRE);
+	if (lost < st->lost_seen || lost - st->lost_seen > LOST_MAX) {
+		p->damaged++;
+		lost = st->lost_seen;
+	}
 	if (lost > st->lost_seen) {
 		r = tpp_w_lost(k->w, st->stream, lost - st->lost_seen, func_to_mono(k->clk, d->lost_from),
 			       func_to_mono(k->clk, d->lost_to));
@@ -225,13 +271,15 @@ static int retire(struct func_pool *p, const struct func_sink *k, uint32_t i, in
 	union tpp_val v = {.i = st->pid};
 	if (r >= 0)
 		r = tpp_w_event(k->w, st->stream, k->t_thread_exit, func_to_mono(k->clk, end), st->tid, &v);
+give_back:
 	if (st->cur)
 		put_chunk(p, st->cur - 1);
 	free(st->pend);
 	*st = (struct tslot){0};
 	d->first = TPP_RT_NONE;
 	__atomic_store_n(&d->state, TPP_RT_THREAD_FREE, __ATOMIC_RELEASE);
-	tpp_rt_push(&h->free_threads, i, tpp_rt_thread_link, h);
+	if (tpp_rt_push(&h->free_threads, i, thread_link, p) < 0)
+		p->damaged++;
 	return r;
 }
 
@@ -242,10 +290,17 @@ static int drain_thread(struct func_pool *p, const struct func_sink *k, uint32_t
  * one is finished. */
 static int activate(struct func_pool *p, const struct func_sink *k, uint32_t i, uint32_t n)
 {
-	struct tpp_rt_thread *d = tpp_rt_thread_at(p->h, i);
+	struct tpp_rt_thread *d = thread_at(p, i);
 	struct tslot *st = &p->ts[i];
 	st->pid = d->pid;
 	st->tid = d->tid;
+	if (st->pid <= 0 || st->tid <= 0) {
+		/* not a thread (a thread stream needs a tid > 0): nothing of
+		 * it is read, the descriptor goes back once it is done */
+		p->damaged++;
+		st->active = st->broken = 1;
+		return 0;
+	}
 	for (uint32_t j = 0; j < n; j++)
 		if (j != i && p->ts[j].active && p->ts[j].tid == st->tid && p->ts[j].pid == st->pid) {
 			int progress = 0, r = drain_thread(p, k, j, &progress);
@@ -359,40 +414,57 @@ static int emit(struct func_pool *p, const struct func_sink *k, struct tslot *st
 	return 0;
 }
 
+/* The chunk chain of thread i is broken (an index or count the program
+ * wrote over): counted once, and nothing more is read from it. */
+static int broken(struct func_pool *p, struct tslot *st)
+{
+	p->damaged++;
+	st->broken = 1;
+	return 0;
+}
+
 /* Everything thread i has published; *progress when there was any. */
 static int drain_thread(struct func_pool *p, const struct func_sink *k, uint32_t i, int *progress)
 {
-	struct tpp_rt_hdr *h = p->h;
-	struct tpp_rt_thread *d = tpp_rt_thread_at(h, i);
+	struct tpp_rt_thread *d = thread_at(p, i);
 	struct tslot *st = &p->ts[i];
+	if (st->broken)
+		return 0;
 	if (!st->cur) {
 		uint32_t f = __atomic_load_n(&d->first, __ATOMIC_ACQUIRE);
-		if (f >= h->nchunks)
+		if (f == TPP_RT_NONE)
 			return 0;
+		if (f >= p->l.nchunks)
+			return broken(p, st);
 		st->cur = f + 1;
 		st->rd = 0;
 		st->cur_lost_done = 0;
 	}
-	for (uint32_t steps = 0; steps <= h->nchunks; steps++) {
-		struct tpp_rt_chunk *c = tpp_rt_chunk_at(h, st->cur - 1);
+	for (uint32_t steps = 0; steps <= p->l.nchunks; steps++) {
+		struct tpp_rt_chunk *c = chunk_at(p, st->cur - 1);
 		/* next before used: a chunk with a successor has published its last record */
 		uint32_t nx = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
 		uint64_t used = __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
-		if (used > h->chunk_recs)
-			used = h->chunk_recs;
+		if (used > p->l.chunk_recs || used < st->rd || __atomic_load_n(&c->owner, __ATOMIC_RELAXED) != i)
+			return broken(p, st);
 		if (!st->cur_lost_done) {
 			st->cur_lost_done = 1;
-			if (c->lost) {
+			uint64_t lost = __atomic_load_n(&c->lost, __ATOMIC_RELAXED);
+			if (lost > LOST_MAX)
+				return broken(p, st);
+			if (lost) {
 				/* where it happened: before this chunk's first record */
-				int r = tpp_w_lost(k->w, st->stream, c->lost, func_to_mono(k->clk, c->lost_from),
+				int r = tpp_w_lost(k->w, st->stream, lost, func_to_mono(k->clk, c->lost_from),
 						   func_to_mono(k->clk, c->lost_to));
 				if (r < 0)
 					return r;
-				st->lost_seen += c->lost;
-				p->lost += c->lost;
-				/* values whose ENTRY or EXIT may be among the lost */
-				func_args_pending_clear(st->pend);
+				st->lost_seen += lost;
+				p->lost += lost;
 			}
+			/* values whose ENTRY or EXIT was dropped: the runtime
+			 * says so when a record found no room */
+			if (__atomic_load_n(&c->cut, __ATOMIC_RELAXED))
+				func_args_pending_clear(st->pend);
 		}
 		if (used > st->rd) {
 			int r = emit(p, k, st, c, st->rd, used);
@@ -401,8 +473,10 @@ static int drain_thread(struct func_pool *p, const struct func_sink *k, uint32_t
 			st->rd = used;
 			*progress = 1;
 		}
-		if (nx >= h->nchunks || nx == st->cur - 1)
+		if (nx == TPP_RT_NONE)
 			return 0;
+		if (nx >= p->l.nchunks || nx == st->cur - 1)
+			return broken(p, st);
 		put_chunk(p, st->cur - 1);
 		st->cur = nx + 1;
 		st->rd = 0;
@@ -415,17 +489,20 @@ static void drain_procs(struct func_pool *p, const struct func_sink *k)
 {
 	struct tpp_rt_hdr *h = p->h;
 	uint32_t np = __atomic_load_n(&h->next_proc, __ATOMIC_ACQUIRE);
-	if (np > h->nprocs)
-		np = h->nprocs;
+	if (np > p->l.nprocs)
+		np = p->l.nprocs;
 	for (uint32_t i = 0; i < np; i++) {
-		struct tpp_rt_proc *pr = tpp_rt_proc_at(h, i);
+		struct tpp_rt_proc *pr = proc_at(p, i);
 		uint32_t g = __atomic_load_n(&pr->gen, __ATOMIC_ACQUIRE);
 		if (!__atomic_load_n(&pr->state, __ATOMIC_ACQUIRE) || (g & 1) || g == p->proc_gen[i])
 			continue;
 		uint32_t len = pr->maps_len;
 		int32_t pid = pr->pid;
-		if (len > TPP_RT_MAPS_MAX)
+		if (len > TPP_RT_MAPS_MAX) {
+			p->damaged++;
+			p->proc_gen[i] = g;
 			continue;
+		}
 		char *copy = malloc(len ? len : 1);
 		if (!copy)
 			continue;
@@ -442,18 +519,25 @@ int func_pool_drain(struct func_pool *p, const struct func_sink *k, int final)
 {
 	struct tpp_rt_hdr *h = p->h;
 	drain_procs(p, k);
+	/* fresh may pass nthreads: every popper adds one while it looks */
 	uint64_t fresh = __atomic_load_n(&h->free_threads.fresh, __ATOMIC_ACQUIRE);
-	uint32_t n = fresh > h->nthreads ? h->nthreads : (uint32_t)fresh;
-	/* the header is the traced program's to scribble on: p->ts has nts */
-	if (n > p->nts)
-		n = p->nts;
+	uint32_t n = fresh > p->l.nthreads ? p->l.nthreads : (uint32_t)fresh;
 	uint64_t now = mono_now();
 	for (uint32_t i = 0; i < n; i++) {
-		struct tpp_rt_thread *d = tpp_rt_thread_at(h, i);
+		struct tpp_rt_thread *d = thread_at(p, i);
 		struct tslot *st = &p->ts[i];
 		/* Read before the records: a done thread has published its last one. */
 		uint32_t state = __atomic_load_n(&d->state, __ATOMIC_ACQUIRE);
-		if (state == TPP_RT_THREAD_FREE || state > TPP_RT_THREAD_DONE)
+		if (state > TPP_RT_THREAD_DONE) {
+			/* counted once per descriptor; one of ours is still drained */
+			if (!st->bad_state)
+				p->damaged++;
+			st->bad_state = 1;
+			if (!st->active)
+				continue;
+			state = TPP_RT_THREAD_LIVE;
+		}
+		if (state == TPP_RT_THREAD_FREE)
 			continue;
 		int r = 0, progress = 0;
 		if (!st->active && (r = activate(p, k, i, n)) < 0)
@@ -472,7 +556,7 @@ int func_pool_drain(struct func_pool *p, const struct func_sink *k, int final)
 		if (!st->idle_since)
 			st->idle_since = now;
 		if (final || now - st->idle_since > IDLE_CHECK_NS) {
-			if (syscall(SYS_tgkill, st->pid, st->tid, 0) < 0 && errno == ESRCH) {
+			if (st->pid <= 0 || (syscall(SYS_tgkill, st->pid, st->tid, 0) < 0 && errno == ESRCH)) {
 				if ((r = retire(p, k, i, 0)) < 0)
 					return r;
 			} else {
@@ -492,12 +576,24 @@ int func_pool_finish(struct func_pool *p, const struct func_sink *k)
 {
 	int r = func_pool_drain(p, k, 1);
 	struct tpp_rt_hdr *h = p->h;
+	/* Never read after the start, but a layout that changed says the
+	 * command wrote over the pool: the user hears of it. */
+	const uint64_t now[] = {h->chunks_off, h->chunk_bytes, h->threads_off, h->procs_off,
+				h->nchunks,    h->chunk_recs,  h->nthreads,    h->nprocs};
+	const uint64_t was[] = {p->l.chunks_off, p->l.chunk_bytes, p->l.threads_off, p->l.procs_off,
+				p->l.nchunks,    p->l.chunk_recs,  p->l.nthreads,    p->l.nprocs};
+	for (size_t i = 0; i < sizeof(now) / sizeof(now[0]); i++)
+		p->damaged += now[i] != was[i];
 	/* Nobody reads the pool any more: writers drop at once from now on. */
 	__atomic_store_n(&h->closing, 1, __ATOMIC_SEQ_CST);
 	wake_writers(p);
 	if (r < 0)
 		return r;
 	uint64_t nolost = __atomic_load_n(&h->no_slot_lost, __ATOMIC_RELAXED);
+	if (nolost > LOST_MAX) {
+		p->damaged++;
+		nolost = 0;
+	}
 	if (nolost) {
 		p->lost += nolost;
 		r = tpp_w_lost(k->w, UINT32_MAX, nolost, func_to_mono(k->clk, h->no_slot_from),
@@ -513,20 +609,27 @@ void func_pool_stats(const struct func_pool *p, struct func_pool_stats *s)
 		return;
 	s->budget = p->len;
 	s->shm_peak = p->shm_peak;
-	s->chunk_bytes = p->h->chunk_bytes;
+	s->chunk_bytes = p->l.chunk_bytes;
+	s->damaged = p->damaged;
 	s->threads = p->threads;
 	s->events = p->events;
 	s->lost = p->lost;
 	s->lost_no_slot = __atomic_load_n(&p->h->no_slot_lost, __ATOMIC_RELAXED);
+	if (s->lost_no_slot > LOST_MAX)
+		s->lost_no_slot = 0;
 	s->waits = __atomic_load_n(&p->h->waits, __ATOMIC_RELAXED);
 	s->waited_ns = __atomic_load_n(&p->h->waited_ns, __ATOMIC_RELAXED);
+	s->wait_capped = __atomic_load_n(&p->h->wait_capped, __ATOMIC_RELAXED);
+	s->data_lost = __atomic_load_n(&p->h->data_lost, __ATOMIC_RELAXED);
+	s->args_refused = __atomic_load_n(&p->h->args_refused, __ATOMIC_RELAXED);
+	s->args_refused_pid = __atomic_load_n(&p->h->args_refused_pid, __ATOMIC_RELAXED);
 }
 
 void func_pool_free(struct func_pool *p)
 {
 	if (!p)
 		return;
-	for (uint32_t i = 0; i < p->nts; i++)
+	for (uint32_t i = 0; p->ts && i < p->l.nthreads; i++)
 		free(p->ts[i].pend);
 	if (p->h) {
 		__atomic_store_n(&p->h->closing, 1, __ATOMIC_SEQ_CST);

@@ -54,11 +54,17 @@ struct func_session {
 	uint64_t tsc_first, mono_first; /* the first calibration point: the rate's baseline */
 	uint64_t last_checkpoint;
 	struct func_args *args; /* -A on the executable's own functions, or NULL */
+	const char *warning;    /* said once before the command runs, or NULL */
 };
 
 const char *func_error(const struct func_session *s)
 {
 	return s ? s->err : "out of memory";
+}
+
+const char *func_warning(const struct func_session *s)
+{
+	return s ? s->warning : NULL;
 }
 
 static uint64_t mono_ns(void)
@@ -310,6 +316,11 @@ int func_session_new(struct func_session **sp, const struct func_opts *o, const 
 		r = func_args_plan(&s->args, exe, inst & 1, !o->nuprobes, o->args, o->nargs, s->err, sizeof(s->err));
 		if (r < 0)
 			return r;
+		/* the runtime holds entries back until the call proves long
+		 * enough; their argument registers are long gone by then */
+		if (s->args && o->min_ns)
+			s->warning = "-A: no arguments or return values are recorded with --min-duration (a call is "
+				     "written only once it has lasted long enough, and its values are gone by then)";
 	}
 	r = find_rt_lib(s);
 	if (r < 0) {
@@ -562,22 +573,22 @@ int func_finish(struct func_session *s, struct tpp_writer *w, uint32_t *next_str
 	if (s->use_rt) {
 		struct func_pool_stats ps;
 		func_pool_stats(s->pool, &ps);
-		char threads[32], events[32], lost[32], nl[32], clk[8], budget[32], peak[32], chunk[32], waits[32],
-			waited[32];
-		func_fmt(threads, sizeof(threads), "%" PRIu64, ps.threads);
-		func_fmt(events, sizeof(events), "%" PRIu64, ps.events);
-		func_fmt(lost, sizeof(lost), "%" PRIu64, ps.lost);
-		func_fmt(nl, sizeof(nl), "%" PRIu64, ps.lost_no_slot);
-		func_fmt(clk, sizeof(clk), "%s", s->clk.tsc ? "tsc" : "mono");
-		func_fmt(budget, sizeof(budget), "%" PRIu64, ps.budget);
-		func_fmt(peak, sizeof(peak), "%" PRIu64, ps.shm_peak);
-		func_fmt(chunk, sizeof(chunk), "%" PRIu64, ps.chunk_bytes);
-		func_fmt(waits, sizeof(waits), "%" PRIu64, ps.waits);
-		func_fmt(waited, sizeof(waited), "%" PRIu64, ps.waited_ns);
-		const char *k[] = {"threads", "events", "lost", "lost_no_slot", "clock",
-				   "pool_bytes", "pool_peak_bytes", "chunk_bytes", "waits", "waited_ns"};
-		const char *v[] = {threads, events, lost, nl, clk, budget, peak, chunk, waits, waited};
-		r = tpp_w_note(w, "func_runtime", 10, k, v);
+		/* key, value: every count of the pool's life that a reader may want */
+		const uint64_t num[] = {ps.threads,   ps.events,    ps.lost,        ps.lost_no_slot, ps.budget,
+					ps.shm_peak,  ps.chunk_bytes, ps.waits,     ps.waited_ns,    ps.wait_capped,
+					ps.data_lost, ps.damaged,   ps.args_refused};
+		const char *k[] = {"threads",     "events",      "lost",      "lost_no_slot", "pool_bytes",
+				   "pool_peak_bytes", "chunk_bytes", "waits",  "waited_ns",    "wait_capped",
+				   "args_lost",   "damaged",     "args_refused", "clock"};
+		enum { NNUM = sizeof(num) / sizeof(num[0]) };
+		char buf[NNUM][24];
+		const char *v[NNUM + 1];
+		for (size_t i = 0; i < NNUM; i++) {
+			func_fmt(buf[i], sizeof(buf[i]), "%" PRIu64, num[i]);
+			v[i] = buf[i];
+		}
+		v[NNUM] = s->clk.tsc ? "tsc" : "mono";
+		r = tpp_w_note(w, "func_runtime", NNUM + 1, k, v);
 	}
 	return r;
 }
@@ -592,6 +603,11 @@ void func_session_stats(const struct func_session *s, struct func_stats *st)
 	st->threads = ps.threads;
 	st->waits = ps.waits;
 	st->waited_ns = ps.waited_ns;
+	st->wait_capped = ps.wait_capped;
+	st->data_lost = ps.data_lost;
+	st->damaged = ps.damaged;
+	st->args_refused = ps.args_refused;
+	st->args_refused_pid = ps.args_refused_pid;
 }
 
 void func_session_free(struct func_session *s)

@@ -72,6 +72,26 @@ static double mib(uint64_t b)
 	return (double)b / (1024.0 * 1024.0);
 }
 
+/* What the function runtime's pool saw besides losses: each one line. */
+static void func_report_pool(const struct func_stats *fs)
+{
+	if (fs->wait_capped)
+		fprintf(stderr, "tracerec: warning: %llu threads waited for room as long as any may in all "
+				"(100 x --blocking-timeout); later records of theirs that found the pool full were "
+				"counted lost\n", (unsigned long long)fs->wait_capped);
+	if (fs->data_lost)
+		fprintf(stderr, "tracerec: warning: %llu -A values dropped for want of room (their calls are "
+				"kept without them)\n", (unsigned long long)fs->data_lost);
+	if (fs->args_refused)
+		fprintf(stderr, "tracerec: warning: -A off in %llu process(es) (first: pid %d): process_vm_readv "
+				"is refused there (a seccomp filter), so strings and frame values cannot be read\n",
+			(unsigned long long)fs->args_refused, (int)fs->args_refused_pid);
+	if (fs->damaged)
+		fprintf(stderr, "tracerec: warning: the traced command wrote over %llu values of the function "
+				"tracing pool's shared memory; they were ignored and its threads' events may be "
+				"incomplete\n", (unsigned long long)fs->damaged);
+}
+
 int rec_finish_file(struct rec *r)
 {
 	int err = 0;
@@ -143,6 +163,7 @@ int rec_finish_file(struct rec *r)
 	if (fs.lost)
 		fprintf(stderr, "tracerec: warning: %llu function events lost: the pool of %.1f MiB was full "
 				"(raise -b, per CPU)\n", (unsigned long long)fs.lost, mib(fs.pool_bytes));
+	func_report_pool(&fs);
 	if (r->lost)
 		fprintf(stderr, "tracerec: warning: the kernel lost %llu events (buffer full); "
 				"raise -b\n", (unsigned long long)r->lost);

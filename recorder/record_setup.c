@@ -127,6 +127,8 @@ int rec_setup(struct rec *r, int argc, char **argv)
 		fprintf(stderr, "tracerec: %s\n", r->fs ? func_error(r->fs) : strerror(-err));
 		return 1;
 	}
+	if (want_func && func_warning(r->fs))
+		fprintf(stderr, "tracerec: warning: %s\n", func_warning(r->fs));
 	/* Said before anything runs, as uftrace does: a recording that could
 	 * hold nothing fails, one that holds kernel events or probes notes it. */
 	int nothing_else = !r->o.nev && !r->o.fo.nuprobes && !r->o.fo.nkprobes;

@@ -19,7 +19,7 @@ import json, sys, collections
 n = collections.defaultdict(lambda: [0, 0, 0])
 for l in sys.stdin:
     d = json.loads(l)
-    k = {"func_entry": 0, "func_exit": 1, "func_thread_exit": 2}.get(d["type"])
+    k = {"func_entry": 0, "func_exit": 1, "func_thread_exit": 2}.get(d["type"].split(":")[-1])
     if k is not None:
         n[d["tid"]][k] += 1
 for tid, v in sorted(n.items()):
@@ -119,6 +119,12 @@ assert 0 < r[\"own_rss_bytes\"] < r[\"peak_rss_bytes\"]" &&
 	"$TRACEREC" record -b $((1024 / NCPU))K --blocking-timeout 0 -o d.tpp -- "$S/s-many-threads-pg" 8 25000 conc >/dev/null 2>err &&
 	cat err && ! grep -q "for room" err &&
 	lost=$(kept_lost d.tpp 25000 8) && echo "lost without waiting: $lost" && [ "$lost" -gt 0 ]
+'
+
+test_expect '-A values dropped for want of room are counted apart, not as lost events: kept + lost is still each worker'"'"'s calls' '
+	"$TRACEREC" record -A leaf:i -b $((1024 / NCPU))K --blocking-timeout 0 -o a.tpp -- "$S/s-many-threads-pg" 8 25000 conc >/dev/null 2>err &&
+	cat err && lost=$(kept_lost a.tpp 25000 8) && echo "lost: $lost" && [ "$lost" -gt 0 ] &&
+	grep -q "warning: [1-9][0-9]* -A values dropped for want of room" err
 '
 
 # s-many-threads exits 3 when errno changed across a traced call: a wait

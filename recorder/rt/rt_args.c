@@ -5,8 +5,15 @@
  * SSE); -finstrument-functions gives no registers, so its arguments are read
  * from the function's frame where DWARF says they are. Strings are read with
  * process_vm_readv: a bad pointer costs an error code, never a fault. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "rt_int.h"
 
@@ -14,14 +21,86 @@ uint32_t rt_nargspec;
 static const struct tpp_rt_argspec *specs;
 static uint64_t bias;
 
+static long read_mem(void *buf, uintptr_t p, size_t n);
+
+/* This process's seccomp mode (/proc/self/status): 0 none, 1 strict, 2 filter. */
+static int seccomp_mode(void)
+{
+	char buf[4096];
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	long n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+	syscall(SYS_close, fd);
+	buf[n > 0 ? n : 0] = 0;
+	const char *l = strstr(buf, "\nSeccomp:");
+	if (!l)
+		return 0;
+	for (l += 9; *l == ' ' || *l == '\t'; l++)
+		;
+	return *l - '0';
+}
+
+/* Whether process_vm_readv may be called here: under a seccomp filter that
+ * kills on it, the first string or frame read would kill the program. The
+ * filter is inherited, so a child tries it: raw clone with no exit signal
+ * (nothing for the program's SIGCHLD handler, no atfork handlers), raw
+ * system calls only in the child. */
+static int vm_readv_allowed(void)
+{
+	int mode = seccomp_mode();
+	if (mode == 0)
+		return 1;
+	if (mode != 2)
+		return 0; /* strict: read, write, exit, sigreturn */
+	long pid = syscall(SYS_clone, 0L, 0L, 0L, 0L, 0L);
+	if (pid == 0) {
+		uint64_t probe = 0x5450505f52454144ull, got = 0;
+		long r = read_mem(&got, (uintptr_t)&probe, sizeof(got));
+		syscall(SYS_exit_group, r == (long)sizeof(got) && got == probe ? 0 : 1);
+	}
+	if (pid < 0)
+		return 0;
+	int st = 0, e = errno;
+	long w;
+	do
+		w = syscall(SYS_wait4, pid, &st, __WALL, NULL);
+	while (w < 0 && errno == EINTR);
+	errno = e;
+	return w == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Values read from memory, not registers: strings, and frame slots. */
+static int needs_memory(const struct tpp_rt_argspec *s, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t k = 0; k < s[i].nargs && k < TPP_RT_ARGS; k++)
+			if (s[i].arg[k].str || s[i].arg[k].src == TPP_RT_SRC_FRAME)
+				return 1;
+		if (s[i].ret.str)
+			return 1;
+	}
+	return 0;
+}
+
 void rt_args_init(uint64_t load_bias)
 {
-	const struct tpp_rt_hdr *h = rt_hdr;
+	struct tpp_rt_hdr *h = rt_hdr;
 	if (!h->nargspec || !h->args_off)
 		return;
+	const struct tpp_rt_argspec *tab = (const struct tpp_rt_argspec *)((const char *)h + h->args_off);
+	uint32_t n = h->nargspec > TPP_RT_ARGSPEC_MAX ? TPP_RT_ARGSPEC_MAX : h->nargspec;
+	if (needs_memory(tab, n) && !vm_readv_allowed()) {
+		/* tracerec says so, naming the first such process */
+		int32_t zero = 0;
+		__atomic_compare_exchange_n(&h->args_refused_pid, &zero, (int32_t)getpid(), 0, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+		__atomic_fetch_add(&h->args_refused, 1, __ATOMIC_RELAXED);
+		return;
+	}
 	bias = load_bias;
-	specs = (const struct tpp_rt_argspec *)((const char *)h + h->args_off);
-	rt_nargspec = h->nargspec > TPP_RT_ARGSPEC_MAX ? TPP_RT_ARGSPEC_MAX : h->nargspec;
+	specs = tab;
+	rt_nargspec = n;
 	rt_plain = 0; /* every entry goes through rt_push, which looks its function up */
 }
 

@@ -20,6 +20,7 @@
 #include "rt_int.h"
 
 struct tpp_rt_hdr *rt_hdr;
+struct rt_layout rt_lay;
 __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
 int rt_clock_tsc;
 static pthread_key_t rt_key;
@@ -100,6 +101,29 @@ static void copy_maps(struct tpp_rt_proc *p)
 	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE);
 }
 
+static struct tpp_rt_chunk *chunk_at(uint32_t i)
+{
+	return (struct tpp_rt_chunk *)((char *)rt_hdr + rt_lay.chunks_off + (uint64_t)i * rt_lay.chunk_bytes);
+}
+static struct tpp_rt_thread *thread_at(uint32_t i)
+{
+	return (struct tpp_rt_thread *)((char *)rt_hdr + rt_lay.threads_off + (uint64_t)i * sizeof(struct tpp_rt_thread));
+}
+static uint32_t *chunk_link(void *unused, uint32_t i)
+{
+	(void)unused;
+	return &chunk_at(i)->free_next;
+}
+static uint32_t *thread_link(void *unused, uint32_t i)
+{
+	(void)unused;
+	return &thread_at(i)->free_next;
+}
+static uint32_t pop_chunk(void)
+{
+	return tpp_rt_pop(&rt_hdr->free_chunks, rt_lay.nchunks, chunk_link, NULL);
+}
+
 static int maps_lock;
 
 void rt_maps_refresh(void)
@@ -115,11 +139,11 @@ void rt_maps_refresh(void)
 static void claim_proc(void)
 {
 	uint32_t i = __atomic_fetch_add(&rt_hdr->next_proc, 1, __ATOMIC_RELAXED);
-	if (i >= rt_hdr->nprocs) {
+	if (i >= rt_lay.nprocs) {
 		rt_proc = NULL;
 		return;
 	}
-	rt_proc = tpp_rt_proc_at(rt_hdr, i);
+	rt_proc = (struct tpp_rt_proc *)((char *)rt_hdr + rt_lay.procs_off + (uint64_t)i * sizeof(struct tpp_rt_proc));
 	rt_proc->pid = getpid();
 	rt_proc->ppid = getppid();
 	copy_maps(rt_proc);
@@ -161,35 +185,44 @@ static uint64_t now_in_libc(void)
  * within the budget. Bounded: a wait ends after wait_ns in which nothing
  * came back (and then no thread waits again until something does: the
  * recorder is stopped or gone), or after RT_WAIT_CAP wait_ns in all (other
- * threads kept taking what came back). */
+ * threads kept taking what came back); and a thread that has waited
+ * RT_WAIT_TOTAL wait_ns over its life waits no more (counted once in
+ * wait_capped): a recorder too slow for the program slows each thread by
+ * that much at most, and the rest of its records are counted lost. */
 #define RT_WAIT_CAP 10
-static uint32_t wait_chunk(struct tpp_rt_hdr *h)
+#define RT_WAIT_TOTAL 100
+static uint32_t wait_chunk(struct rt_thread *t, struct tpp_rt_hdr *h)
 {
 	uint64_t budget = h->wait_ns;
 	uint32_t seq = __atomic_load_n(&h->free_seq, __ATOMIC_ACQUIRE);
-	if (!budget || __atomic_load_n(&h->closing, __ATOMIC_RELAXED) ||
+	if (!budget || t->waited >= RT_WAIT_TOTAL * budget || __atomic_load_n(&h->closing, __ATOMIC_RELAXED) ||
 	    __atomic_load_n(&h->stall_seq, __ATOMIC_RELAXED) == seq + 1)
 		return TPP_RT_NONE;
 	uint64_t t0 = (uint64_t)rt_now_mono(0), now = t0, moved = t0;
+	uint64_t cap = RT_WAIT_TOTAL * budget - t->waited;
+	if (cap > RT_WAIT_CAP * budget)
+		cap = RT_WAIT_CAP * budget;
 	uint32_t i = TPP_RT_NONE;
 	for (;;) {
 		/* announced before the last look: tracerec bumps free_seq after
 		 * giving back and then looks at waiters (both seq_cst) */
 		__atomic_fetch_add(&h->waiters, 1, __ATOMIC_SEQ_CST);
-		i = tpp_rt_pop(&h->free_chunks, h->nchunks, tpp_rt_chunk_link, h);
+		i = pop_chunk();
 		if (i == TPP_RT_NONE && !__atomic_load_n(&h->closing, __ATOMIC_RELAXED)) {
 			uint64_t left = moved + budget - now;
+			if (left > t0 + cap - now)
+				left = t0 + cap - now;
 			struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
 			syscall(SYS_futex, &h->free_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
 		}
 		__atomic_fetch_sub(&h->waiters, 1, __ATOMIC_RELAXED);
 		now = (uint64_t)rt_now_mono(0);
-		if (i != TPP_RT_NONE || (i = tpp_rt_pop(&h->free_chunks, h->nchunks, tpp_rt_chunk_link, h)) != TPP_RT_NONE)
+		if (i != TPP_RT_NONE || (i = pop_chunk()) != TPP_RT_NONE)
 			break;
 		uint32_t s2 = __atomic_load_n(&h->free_seq, __ATOMIC_ACQUIRE);
 		if (s2 != seq)
 			moved = now, seq = s2;
-		if (__atomic_load_n(&h->closing, __ATOMIC_RELAXED) || now - t0 >= RT_WAIT_CAP * budget)
+		if (__atomic_load_n(&h->closing, __ATOMIC_RELAXED) || now - t0 >= cap)
 			break;
 		if (now - moved >= budget) {
 			/* nothing came back in all that time */
@@ -197,6 +230,9 @@ static uint32_t wait_chunk(struct tpp_rt_hdr *h)
 			break;
 		}
 	}
+	t->waited += now - t0;
+	if (t->waited >= RT_WAIT_TOTAL * budget)
+		__atomic_fetch_add(&h->wait_capped, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&h->waits, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&h->waited_ns, now - t0, __ATOMIC_RELAXED);
 	return i;
@@ -210,19 +246,19 @@ long rt_next_chunk(void *v)
 	 * ETIMEDOUT/EAGAIN (and madvise's EINVAL on old kernels) must not reach
 	 * the errno a traced function is about to return to its caller. */
 	int saved_errno = errno;
-	uint32_t i = tpp_rt_pop(&h->free_chunks, h->nchunks, tpp_rt_chunk_link, h);
+	uint32_t i = pop_chunk();
 	if (i == TPP_RT_NONE)
-		i = wait_chunk(h);
+		i = wait_chunk(t, h);
 	if (i == TPP_RT_NONE) {
 		errno = saved_errno;
 		return 0;
 	}
-	struct tpp_rt_chunk *c = tpp_rt_chunk_at(h, i);
-	if (!c->pad[0] && h->chunk_bytes > 4096) {
+	struct tpp_rt_chunk *c = chunk_at(i);
+	if (!c->pad[0] && rt_lay.chunk_bytes > 4096) {
 		/* A chunk of several pages never used before: they come in with
 		 * one call, not one page fault per 256 records of the hot path
 		 * (each costs microseconds in a VM). Reused chunks have them. */
-		madvise(c, h->chunk_bytes, MADV_POPULATE_WRITE);
+		madvise(c, rt_lay.chunk_bytes, MADV_POPULATE_WRITE);
 	}
 	c->pad[0] = 1;
 	c->used = 0;
@@ -231,7 +267,9 @@ long rt_next_chunk(void *v)
 	c->lost = t->pend_lost;
 	c->lost_from = t->pend_lost ? t->pend_from : 0;
 	c->lost_to = t->pend_lost ? t->slot->lost_to : 0;
+	c->cut = t->pend_cut;
 	t->pend_lost = 0;
+	t->pend_cut = 0;
 	/* The chunk is complete before the consumer can reach it. */
 	if (t->chunk)
 		__atomic_store_n(&t->chunk->next, i, __ATOMIC_RELEASE);
@@ -263,7 +301,7 @@ long rt_claim(void *v)
 		t->stack = st;
 		t->grave = (struct rt_grave *)((char *)st + sb);
 	}
-	uint32_t i = tpp_rt_pop(&h->free_threads, h->nthreads, tpp_rt_thread_link, h);
+	uint32_t i = tpp_rt_pop(&h->free_threads, rt_lay.nthreads, thread_link, NULL);
 	if (i == TPP_RT_NONE) {
 		/* More threads at once than descriptors: counted, tried again
 		 * at the thread's next call. */
@@ -273,7 +311,7 @@ long rt_claim(void *v)
 		__atomic_fetch_add(&h->no_slot_lost, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
-	struct tpp_rt_thread *d = tpp_rt_thread_at(h, i);
+	struct tpp_rt_thread *d = thread_at(i);
 	d->pid = getpid();
 	d->tid = (int32_t)syscall(SYS_gettid);
 	prctl(PR_GET_NAME, d->comm, 0, 0, 0);
@@ -287,6 +325,7 @@ long rt_claim(void *v)
 	t->used = NULL;
 	t->head = 0;
 	t->pend_lost = 0;
+	t->pend_cut = 0;
 	rt_set_limit(t);
 	__atomic_store_n(&d->state, TPP_RT_THREAD_LIVE, __ATOMIC_RELEASE);
 	pthread_setspecific(rt_key, d);
@@ -312,6 +351,8 @@ static void after_fork_child(void)
 	t->used = NULL;
 	t->head = 0;
 	t->pend_lost = 0;
+	t->pend_cut = 0;
+	t->waited = 0;
 	t->dead = 0;
 	t->inherit = t->depth > 0;
 	t->fork_ts = rt_now();
@@ -341,15 +382,22 @@ static struct tpp_rt_hdr *map_pool(size_t *len)
 	if (h == MAP_FAILED)
 		return NULL;
 	uint64_t n = (uint64_t)st.st_size;
-	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != TPP_RT_MAGIC || h->version != TPP_RT_VERSION ||
-	    h->total_bytes != n || h->chunk_bytes != TPP_RT_CHUNK_HDR + (uint64_t)h->chunk_recs * 16 ||
-	    h->chunks_off + (uint64_t)h->nchunks * h->chunk_bytes > n ||
-	    h->threads_off + (uint64_t)h->nthreads * sizeof(struct tpp_rt_thread) > n ||
-	    h->procs_off + (uint64_t)h->nprocs * sizeof(struct tpp_rt_proc) > n ||
-	    h->filter_off + (uint64_t)TPP_RT_FILTER_MAX * sizeof(struct tpp_rt_filter) > n) {
+	/* validated as copied: another process of the command may write the header */
+	struct tpp_rt_hdr c;
+	memcpy(&c, h, sizeof(c));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (c.magic != TPP_RT_MAGIC || c.version != TPP_RT_VERSION || c.total_bytes != n || !c.nchunks ||
+	    !c.nthreads || c.chunk_bytes != TPP_RT_CHUNK_HDR + (uint64_t)c.chunk_recs * 16 ||
+	    c.chunks_off + (uint64_t)c.nchunks * c.chunk_bytes > n ||
+	    c.threads_off + (uint64_t)c.nthreads * sizeof(struct tpp_rt_thread) > n ||
+	    c.procs_off + (uint64_t)c.nprocs * sizeof(struct tpp_rt_proc) > n ||
+	    c.filter_off + (uint64_t)TPP_RT_FILTER_MAX * sizeof(struct tpp_rt_filter) > n ||
+	    c.args_off + (uint64_t)TPP_RT_ARGSPEC_MAX * sizeof(struct tpp_rt_argspec) > n) {
 		munmap(h, (size_t)n);
 		return NULL;
 	}
+	rt_lay = (struct rt_layout){c.chunks_off, c.chunk_bytes, c.threads_off, c.procs_off,
+				    c.nchunks,    c.chunk_recs,  c.nthreads,    c.nprocs};
 	*len = (size_t)n;
 	return h;
 }

@@ -124,7 +124,7 @@ RT_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	if (f->flags & RT_F_EMITTED)
 		rt_emit_fast(t, __builtin_ia32_rdtsc(), rt_word(f->addr, TPP_RT_EXIT));
 	else if (f->flags & RT_F_LOST)
-		rt_count_lost(t, __builtin_ia32_rdtsc());
+		rt_count_lost(t, __builtin_ia32_rdtsc(), 0);
 	SIGNAL_FENCE();
 	t->busy = 0;
 }
@@ -250,7 +250,7 @@ RT_HIDDEN uintptr_t rt_mcount_exit(uintptr_t *parent_loc)
 	if (f->flags & RT_F_EMITTED)
 		rt_emit_fast(t, __builtin_ia32_rdtsc(), rt_word(f->addr, TPP_RT_EXIT));
 	else if (f->flags & RT_F_LOST)
-		rt_count_lost(t, __builtin_ia32_rdtsc());
+		rt_count_lost(t, __builtin_ia32_rdtsc(), 0);
 	SIGNAL_FENCE();
 	t->busy = 0;
 	return ret;

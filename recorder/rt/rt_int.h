@@ -76,10 +76,20 @@ struct rt_thread {
 	uint32_t ngrave;
 	uint32_t lazy_why; /* why of frames found left behind: EXCEPTION while one unwinds */
 	uint64_t pend_lost, pend_from; /* dropped records the next chunk's header will report */
+	uint32_t pend_cut;             /* a record found no room: the next chunk's cut */
+	uint64_t waited;               /* ns waited for room in all (capped: RT_WAIT_TOTAL) */
 	const uint64_t *ret_rax; /* -pg: the saved rax while a return is handled, else NULL */
 } __attribute__((aligned(64)));
 
 extern struct tpp_rt_hdr *rt_hdr RT_HIDDEN;
+/* The pool's layout, copied from the header and validated when it was
+ * mapped: a process of the command that writes over the header later
+ * moves no write of this one. */
+struct rt_layout {
+	uint64_t chunks_off, chunk_bytes, threads_off, procs_off;
+	uint32_t nchunks, chunk_recs, nthreads, nprocs;
+};
+extern struct rt_layout rt_lay RT_HIDDEN;
 extern int rt_clock_tsc RT_HIDDEN;
 /* No -F/-N in this executable, no -D, no --min-duration, TSC clock: every
  * call is recorded as it happens, which the hooks' fast paths rely on. */
@@ -121,8 +131,9 @@ void rt_filters_init(void) RT_HIDDEN;
 
 /* Writes one record; 0 when it was dropped (pool empty, counted, or thread done). */
 int rt_emit_slow(struct rt_thread *t, uint64_t ts, uint64_t word) RT_HIDDEN;
-/* Counts one record at ts as dropped for want of room. */
-void rt_count_lost(struct rt_thread *t, uint64_t ts) RT_HIDDEN;
+/* Counts one record at ts as dropped: for want of room (cut: the next
+ * chunk says values before it lost their record), or whose entry was. */
+void rt_count_lost(struct rt_thread *t, uint64_t ts, int cut) RT_HIDDEN;
 /* User addresses on x86_64 stay below 2^57, clear of the kind and why bits. */
 static inline __attribute__((always_inline)) uint64_t rt_word(uint64_t addr, unsigned kind)
 {

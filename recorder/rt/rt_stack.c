@@ -60,16 +60,17 @@ static uint32_t filter_flags(uint64_t addr)
 
 void rt_set_limit(struct rt_thread *t)
 {
-	t->limit = t->dead || !rt_plain || !t->chunk ? 0 : rt_hdr->chunk_recs;
+	t->limit = t->dead || !rt_plain || !t->chunk ? 0 : rt_lay.chunk_recs;
 }
 
 /* Counted where the thread's stream will show it: in the next chunk's
  * header, or in the descriptor at its end. */
-void rt_count_lost(struct rt_thread *t, uint64_t ts)
+void rt_count_lost(struct rt_thread *t, uint64_t ts, int cut)
 {
 	struct tpp_rt_thread *d = t->slot;
 	if (t->dead || !d)
 		return;
+	t->pend_cut |= (uint32_t)cut;
 	if (!t->pend_lost++)
 		t->pend_from = ts;
 	d->lost_from = t->pend_from;
@@ -81,9 +82,15 @@ int rt_emit_slow(struct rt_thread *t, uint64_t ts, uint64_t word)
 {
 	if (t->dead || !t->slot)
 		return 0;
-	if (!t->chunk || t->head >= rt_hdr->chunk_recs) {
+	if (!t->chunk || t->head >= rt_lay.chunk_recs) {
 		if (!rt_sse_call(rt_next_chunk, t)) {
-			rt_count_lost(t, ts);
+			if ((unsigned)(word >> TPP_RT_KIND_SHIFT) == TPP_RT_DATA) {
+				/* an -A value is not an event: counted apart */
+				t->pend_cut = 1;
+				__atomic_fetch_add(&rt_hdr->data_lost, 1, __ATOMIC_RELAXED);
+			} else {
+				rt_count_lost(t, ts, 1);
+			}
 			return 0;
 		}
 	}
@@ -157,7 +164,7 @@ void rt_pop_emit(struct rt_thread *t, uint64_t ts, int kind, unsigned why)
 			rt_args_exit(t, (int)(f->flags >> RT_F_SPEC_SHIFT) - 1, *t->ret_rax);
 		rt_emit(t, ts, f->addr | (uint64_t)why << TPP_RT_WHY_SHIFT, (unsigned)kind);
 	} else if (f->flags & RT_F_LOST) {
-		rt_count_lost(t, ts);
+		rt_count_lost(t, ts, 0);
 	}
 }
 

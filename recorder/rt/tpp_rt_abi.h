@@ -42,7 +42,7 @@
 #include <stdint.h>
 
 #define TPP_RT_MAGIC 0x3274725f707074ULL /* "tpp_rt2" */
-#define TPP_RT_VERSION 3
+#define TPP_RT_VERSION 4
 #define TPP_RT_ENV_FD "TPP_RT_FD"
 #define TPP_RT_NONE 0xffffffffu
 
@@ -95,7 +95,10 @@ struct tpp_rt_chunk {
 	uint32_t owner; /* descriptor index */
 	uint64_t lost, lost_from, lost_to; /* records dropped just before this chunk's first */
 	uint32_t free_next;
-	uint32_t pad[5];
+	uint32_t cut;    /* a record found no room just before this chunk's first: -A
+			  * values (DATA) at the end of the chunk before belong to a
+			  * record that was dropped */
+	uint32_t pad[4]; /* pad[0]: the runtime's "pages populated" mark */
 };
 #define TPP_RT_CHUNK_HDR 64
 
@@ -194,25 +197,21 @@ struct tpp_rt_hdr {
 	uint32_t stall_seq; /* free_seq + 1 when a wait ran out on it; 0: none */
 	uint32_t closing;
 	uint64_t waits, waited_ns; /* waits for room, and their time in all */
+	uint64_t wait_capped; /* threads that waited RT_WAIT_TOTAL wait_ns in all: they wait no more */
+	uint64_t data_lost;   /* -A values (DATA records) dropped for want of room: not events */
+	/* -A: processes that found process_vm_readv refused (a seccomp
+	 * filter) and record no arguments; the first one's pid */
+	uint32_t args_refused;
+	int32_t args_refused_pid;
 };
 
-static inline struct tpp_rt_thread *tpp_rt_thread_at(struct tpp_rt_hdr *h, uint32_t i)
-{
-	return (struct tpp_rt_thread *)((char *)h + h->threads_off + (uint64_t)i * sizeof(struct tpp_rt_thread));
-}
-static inline struct tpp_rt_chunk *tpp_rt_chunk_at(struct tpp_rt_hdr *h, uint32_t i)
-{
-	return (struct tpp_rt_chunk *)((char *)h + h->chunks_off + (uint64_t)i * h->chunk_bytes);
-}
+/* Each side finds descriptors, chunks and process copies by the layout it
+ * copied (and validated) when the pool was made or mapped, never by the
+ * header's fields later: any process of the command can write them. */
 static inline struct tpp_rt_rec *tpp_rt_chunk_recs(struct tpp_rt_chunk *c)
 {
 	return (struct tpp_rt_rec *)((char *)c + TPP_RT_CHUNK_HDR);
 }
-static inline struct tpp_rt_proc *tpp_rt_proc_at(struct tpp_rt_hdr *h, uint32_t i)
-{
-	return (struct tpp_rt_proc *)((char *)h + h->procs_off + (uint64_t)i * sizeof(struct tpp_rt_proc));
-}
-
 /* The free stacks. next_of(i) is where entry i keeps its link (index + 1).
  * Pop: any thread; push: tracerec only. The tag defeats ABA: a popper that
  * read a stale link fails its compare-and-swap. */
@@ -234,24 +233,19 @@ static inline uint32_t tpp_rt_pop(struct tpp_rt_stack *s, uint32_t n, uint32_t *
 	uint64_t f = __atomic_fetch_add(&s->fresh, 1, __ATOMIC_RELAXED);
 	return f < n ? (uint32_t)f : TPP_RT_NONE;
 }
-static inline void tpp_rt_push(struct tpp_rt_stack *s, uint32_t i, uint32_t *(*next_of)(void *, uint32_t),
-			       void *base)
+/* -EAGAIN when the head kept changing under it: poppers take an entry in a
+ * few instructions, so only a program writing over the head can make a
+ * million attempts fail (the entry is then left out of the stack). */
+static inline int tpp_rt_push(struct tpp_rt_stack *s, uint32_t i, uint32_t *(*next_of)(void *, uint32_t),
+			      void *base)
 {
 	uint64_t old = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
-	for (;;) {
+	for (uint32_t tries = 0; tries < (1u << 20); tries++) {
 		__atomic_store_n(next_of(base, i), (uint32_t)old, __ATOMIC_RELAXED);
 		uint64_t nw = ((old >> 32) + 1) << 32 | (uint64_t)(i + 1);
 		if (__atomic_compare_exchange_n(&s->head, &old, nw, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-			return;
+			return 0;
 	}
+	return -11; /* -EAGAIN */
 }
-static inline uint32_t *tpp_rt_chunk_link(void *h, uint32_t i)
-{
-	return &tpp_rt_chunk_at(h, i)->free_next;
-}
-static inline uint32_t *tpp_rt_thread_link(void *h, uint32_t i)
-{
-	return &tpp_rt_thread_at(h, i)->free_next;
-}
-
 #endif
