@@ -358,11 +358,15 @@ static int emit(struct func_pool *p, const struct func_sink *k, struct tslot *st
 	const struct tpp_rt_rec *rec = tpp_rt_chunk_recs(c);
 	uint16_t ty[BATCH];
 	uint64_t ts[BATCH], va[BATCH];
-	uint64_t data = 0;
+	uint64_t data = 0, noted = UINT64_MAX;
+	int waiting = func_args_waiting(st->pend);
 	for (uint64_t i = from; i < to;) {
 		size_t n = 0;
 		const struct tpp_rt_rec *slow = NULL;
 		for (; i < to && n < BATCH; i++) {
+			/* the program wrote them on another CPU: ask for the
+			 * lines ahead while this one is decoded */
+			__builtin_prefetch(&rec[i + 32]);
 			struct tpp_rt_rec r = rec[i];
 			unsigned kind = (unsigned)(r.word >> TPP_RT_KIND_SHIFT);
 			if (kind == TPP_RT_DATA) {
@@ -370,18 +374,21 @@ static int emit(struct func_pool *p, const struct func_sink *k, struct tslot *st
 				data++;
 				if (k->args && (st->pend || (st->pend = func_args_pending_new())))
 					func_args_data(st->pend, r.word, r.ts);
+				waiting = func_args_waiting(st->pend);
 				continue;
 			}
 			uint64_t a = r.word & TPP_RT_ADDR_MASK;
-			if (kind == TPP_RT_UNWIND || (r.word >> TPP_RT_WHY_SHIFT) & TPP_RT_WHY_MASK ||
-			    func_args_waiting(st->pend)) {
+			if (kind == TPP_RT_UNWIND || (r.word >> TPP_RT_WHY_SHIFT) & TPP_RT_WHY_MASK || waiting) {
 				/* func_unwind and func_resume carry why, -A events
 				 * their values: more than one field */
 				slow = &rec[i++];
 				break;
 			}
-			if (kind == TPP_RT_ENTRY)
+			/* a loop calls the same function over and over */
+			if (kind == TPP_RT_ENTRY && a != noted) {
 				note_entry(p, k, st->pid, a);
+				noted = a;
+			}
 			ty[n] = kind == TPP_RT_ENTRY ? k->t_entry : k->t_exit;
 			ts[n] = func_to_mono(k->clk, r.ts);
 			va[n++] = a;
@@ -393,8 +400,10 @@ static int emit(struct func_pool *p, const struct func_sink *k, struct tslot *st
 			unsigned kind = (unsigned)(slow->word >> TPP_RT_KIND_SHIFT);
 			unsigned why = (unsigned)(slow->word >> TPP_RT_WHY_SHIFT) & TPP_RT_WHY_MASK;
 			union tpp_val v[2] = {{.u = slow->word & TPP_RT_ADDR_MASK}, {.u = why}};
-			if (kind != TPP_RT_UNWIND && !why && func_args_waiting(st->pend))
+			if (kind != TPP_RT_UNWIND && !why && waiting) {
 				e = emit_args(p, k, st, slow);
+				waiting = func_args_waiting(st->pend);
+			}
 			else
 				e = tpp_w_event(k->w, st->stream, kind == TPP_RT_ENTRY ? k->t_resume : k->t_unwind,
 						func_to_mono(k->clk, slow->ts), st->tid, v);
