@@ -37,8 +37,7 @@ CFLAGS   += -DTPP_VERSION='"$(TPP_VERSION)"'
 # (tests/layers.py checks the rest: no include by path, no import loop).
 ROOM_INC_util     := -Iutil
 # the libraries under tracepp: decoders/ builds on util/, format/ on libc;
-# the recorder sees none of tracepp's rooms (util/spawn.h would hide libc's
-# <spawn.h> there)
+# the recorder sees none of tracepp's rooms (its headers are no concern of it)
 ROOM_INC_decoders := -Iutil
 ROOM_INC_format   :=
 ROOM_INC_recorder :=

@@ -20,7 +20,7 @@
 #include "tpp_decode.h"
 #include "dec_slice.h"
 #include "hugemem.h"
-#include "spawn.h"
+#include "spawn_away.h"
 #include "heap.h"
 
 #define RING 8 /* slices decoded ahead per stream */

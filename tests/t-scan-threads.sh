@@ -15,7 +15,7 @@ build() { lib && $TSAN -o "$2" "$TOP/tests/unit/$1.c" "$_scratch/tsan.a" $(pkg-c
 
 test_expect "an_lat.c under ThreadSanitizer: percentiles readied on two threads, no data race" '
 	cc -std=gnu11 -O1 -g -fsanitize=thread -D_GNU_SOURCE -I"$TOP/format" -I"$TOP/decoders" -I"$TOP/util" -I"$TOP/tests/unit" \
-		-o an_lat "$TOP/tests/unit/an_lat.c" "$TOP/postproc/analysis/an_lat.c" "$TOP/util/hugemem.c" "$TOP/util/spawn.c" \
+		-o an_lat "$TOP/tests/unit/an_lat.c" "$TOP/postproc/analysis/an_lat.c" "$TOP/util/hugemem.c" "$TOP/util/spawn_away.c" \
 		-lpthread -lm && TSAN_OPTIONS=halt_on_error=1 ./an_lat >out 2>&1; rc=$?
 	tail -3 out; [ $rc = 0 ] && ! grep -q "ThreadSanitizer" out && grep -q " 0 failed" out
 '

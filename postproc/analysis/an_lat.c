@@ -7,7 +7,7 @@
 #include <string.h>
 #include "an_lat.h"
 #include "hugemem.h"
-#include "spawn.h"
+#include "spawn_away.h"
 
 /* Sample slots allocated by all distributions of the process together
  * (capacity, so that adding a sample needs no global count). */

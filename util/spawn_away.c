@@ -1,5 +1,5 @@
-/* Threads started away from their creator's CPU (see spawn.h). */
-#include "spawn.h"
+/* Threads started away from their creator's CPU (see spawn_away.h). */
+#include "spawn_away.h"
 
 static void *trampoline(void *p)
 {

@@ -1,4 +1,4 @@
-/* spawn — a helper thread started on another CPU than the caller's.
+/* spawn_away — a helper thread started on another CPU than the caller's.
  *
  * Left to the scheduler, a new thread was often queued on its creator's
  * busy CPU until the next load-balancing tick: 1.5 to 3.5 ms here, more than
@@ -12,8 +12,8 @@
  * the thread's creation (no thread then); nothing prints. Private to the
  * project (libtpputil.a), not the API.
  */
-#ifndef TPP_SPAWN_H
-#define TPP_SPAWN_H
+#ifndef TPP_SPAWN_AWAY_H
+#define TPP_SPAWN_AWAY_H
 #include <pthread.h>
 #include <sched.h>
 
