@@ -14,7 +14,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 DEB_BUILD := gcc g++ make binutils pkg-config libcbor-dev liblz4-dev libdw-dev libelf-dev libbz2-dev libtraceevent-dev
 DEB_RUN   := gnuplot-nox
 DEB_TEST  := clang libclang-rt-14-dev uftrace linux-perf python3 iproute2 util-linux e2fsprogs strace bpftrace chromium \
-             man-db groff-base
+             man-db groff-base nodejs
 # front-end consumers the tests load exports into (speedscope, driven in
 # Debian's chromium by playwright-core), pinned by tests/tools/package-lock.json
 NPM_TOOLS := tests/tools
@@ -152,7 +152,7 @@ $(B)/gen/syscall_names.c: $(SYSCALL_HDR) postproc/out/gen-syscalls.sh
 	sh postproc/out/gen-syscalls.sh $(SYSCALL_HDR) >$@.tmp && mv $@.tmp $@
 $(B)/obj/gen/syscall_names.o: $(B)/gen/syscall_names.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<
+	$(CC) $(CFLAGS) -Ipostproc/out -c -o $@ $<
 $(TRACEREC): $(call obj,$(REC_SRC)) $(LIBFORMAT)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -230,6 +230,8 @@ deps:
 # npm of its own (a Node.js from elsewhere ships its own npm).
 $(NPM_TOOLS)/node_modules/.package-lock.json: $(NPM_TOOLS)/package.json $(NPM_TOOLS)/package-lock.json
 	@command -v npm >/dev/null || { echo "deps: installing npm"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "deps: need root to install: npm" >&2; exit 1; fi; \
+	  apt-get -o DPkg::Lock::Timeout=600 update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends npm >/dev/null; } || exit 1
 	@echo "deps: npm ci in $(NPM_TOOLS)"
 	@cd $(NPM_TOOLS) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null

@@ -5,10 +5,13 @@
 # tracerec's -e offers its event groups and the kernel's tracepoints from
 # `tracerec list`; a FILE argument offers *.tpp files and directories.
 
-# _tpp_help PROG [CMD]: the --help text, cached for the shell's life
+# _tpp_help PROG [CMD]: the --help text, cached while the program is the
+# same file (a rebuilt or upgraded one is asked again)
 _tpp_help()
 {
-	local key="$1 ${2:-}" var
+	local path key var
+	path=$(type -P "$1") || path=$1
+	key="$1 ${2:-} $(stat -c %Y "$path" 2>/dev/null)"
 	var=_tpp_help_$(printf '%s' "$key" | cksum | cut -d' ' -f1)
 	if [[ -z ${!var+set} ]]; then
 		printf -v "$var" '%s' "$("$1" ${2:+"$2"} --help 2>&1)"
@@ -34,10 +37,34 @@ _tpp_options()
 	} | sort -u
 }
 
+# COMPREPLY+= the lines of a command's output, taken as they are (no
+# word splitting on spaces, no pathname expansion of [ab] or *)
+_tpp_add()
+{
+	local -a w
+	mapfile -t w < <("$@")
+	COMPREPLY+=("${w[@]}")
+}
+
 _tpp_files()
 {
-	local IFS=$'\n'
-	COMPREPLY+=($(compgen -d -S / -- "$1") $(compgen -f -X '!*.tpp' -- "$1"))
+	_tpp_add compgen -d -S / -- "$1"
+	_tpp_add compgen -f -X '!*.tpp' -- "$1"
+}
+
+# tracerec's -e words: its groups (from its --help) and the kernel's events,
+# read where tracefs already is: a Tab never mounts anything
+_tpp_events()
+{
+	_tpp_help "$1" record | sed -n 's/^  -e, --event EVENTS *\(.*\), SUBSYS, .*/\1/p' | tr -d ' ' | tr , '\n'
+	local f
+	for f in /sys/kernel/tracing/available_events /sys/kernel/debug/tracing/available_events; do
+		if [[ -r $f ]]; then
+			cat "$f"
+			sed 's/:.*//' "$f" | sort -u
+			return
+		fi
+	done
 }
 
 _tracepp()
@@ -45,13 +72,13 @@ _tracepp()
 	local cur=${COMP_WORDS[COMP_CWORD]} prog=${COMP_WORDS[0]} cmd=${COMP_WORDS[1]:-}
 	COMPREPLY=()
 	if ((COMP_CWORD == 1)); then
-		COMPREPLY=($(compgen -W "$(_tpp_commands "$prog") --help --version" -- "$cur"))
+		_tpp_add compgen -W "$(_tpp_commands "$prog") --help --version" -- "$cur"
 		return
 	fi
 	case $cur in
 	--*=*) return ;;
 	-*)
-		COMPREPLY=($(compgen -W "$(_tpp_options "$prog" "$cmd")" -- "$cur"))
+		_tpp_add compgen -W "$(_tpp_options "$prog" "$cmd")" -- "$cur"
 		[[ ${COMPREPLY[0]:-} == *= ]] && compopt -o nospace 2>/dev/null
 		return
 		;;
@@ -66,23 +93,27 @@ _tracerec()
 	local cmd=${COMP_WORDS[1]:-} i
 	COMPREPLY=()
 	if ((COMP_CWORD == 1)); then
-		COMPREPLY=($(compgen -W "$(_tpp_commands "$prog") --help --version" -- "$cur"))
+		_tpp_add compgen -W "$(_tpp_commands "$prog") --help --version" -- "$cur"
 		return
 	fi
-	# after "--" the words are the traced command's
+	# after "--" the words are the traced command's: its name, then what
+	# bash completes for any command
 	for ((i = 2; i < COMP_CWORD; i++)); do
 		if [[ ${COMP_WORDS[i]} == -- ]]; then
-			COMPREPLY=($(compgen -c -- "$cur"))
+			if ((i == COMP_CWORD - 1)); then
+				_tpp_add compgen -c -- "$cur"
+			else
+				compopt -o default 2>/dev/null
+			fi
 			return
 		fi
 	done
 	case $prev in
 	-e | --event)
 		# comma-separated: complete the last item
-		local head=${cur%,*} item=${cur##*,} events
+		local head=${cur%,*} item=${cur##*,}
 		[[ $cur == *,* ]] || head=
-		events=$("$prog" list 2>/dev/null | sed -n 's/^groups: //p' | tr ' ' '\n'; "$prog" list 2>/dev/null | grep -v '^groups:')
-		COMPREPLY=($(compgen -W "$events" ${head:+-P "$head,"} -- "$item"))
+		_tpp_add compgen -W "$(_tpp_events "$prog")" ${head:+-P "$head,"} -- "$item"
 		compopt -o nospace 2>/dev/null
 		return
 		;;
@@ -92,12 +123,12 @@ _tracerec()
 		return
 		;;
 	-p | --pid)
-		COMPREPLY=($(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur"))
+		_tpp_add compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur"
 		return
 		;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$(_tpp_options "$prog" "$cmd")" -- "$cur"))
+		_tpp_add compgen -W "$(_tpp_options "$prog" "$cmd")" -- "$cur"
 		[[ ${COMPREPLY[0]:-} == *= ]] && compopt -o nospace 2>/dev/null
 	fi
 }

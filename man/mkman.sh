@@ -7,7 +7,10 @@
 set -eu
 B=$1 OUT=$2
 VERSION=$("$B/tracepp" --version | awk '{print $2}')
-DATE=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" +%Y-%m-%d)
+# the date of the last commit where there is one, so two builds of a commit
+# make the same pages
+[ -n "${SOURCE_DATE_EPOCH:-}" ] || SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || date +%s)
+DATE=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%d)
 mkdir -p "$OUT"
 
 # roff-safe text: backslashes and hyphens escaped, lines that start with a
@@ -34,7 +37,9 @@ page() {
 		printf '%s\n' "$help" | sed '/^usage: /d' | esc
 		echo ".fi"
 		echo ".SH EXIT STATUS"
-		if [ "$tool" = tracepp ]; then
+		if [ "$tool$cmd" = tracereclist ]; then
+			echo "0 when the list was printed; 1 an error (one line names it); 2 a usage error."
+		elif [ "$tool" = tracepp ]; then
 			echo "0 with a result (also from a damaged file: what its intact chunks hold, and one"
 			echo "warning line); 1 no result (the file cannot be read, or the output cannot be"
 			echo "written); 2 a usage error."
@@ -43,7 +48,7 @@ page() {
 			echo "recorded before it is kept); 2 a usage error."
 		fi
 		echo ".SH SEE ALSO"
-		if [ -n "$cmd" ]; then echo ".BR $tool (1)"; else echo "$see" | sed "s/, $name(1)//" | esc; fi
+		if [ -n "$cmd" ]; then echo ".BR $tool (1)"; else echo "$see" | tr , '\n' | sed 's/^ //' | grep -vx "$name(1)" | paste -sd, - | sed 's/,/, /g' | esc; fi
 	} >"$OUT/$name.1"
 }
 
@@ -52,9 +57,14 @@ commands() { sed -n '/^commands:/,/^$/{/^  [a-z]/p}'; }
 
 for tool in tracepp tracerec; do
 	top=$("$B/$tool" --help)
+	[ -n "$top" ] || { echo "mkman: $tool --help printed nothing" >&2; exit 1; }
 	see=$( { echo "tracepp(1), tracerec(1)"; printf '%s\n' "$top" | commands | awk -v t=$tool '{printf ", %s-%s(1)", t, $1}'; } | tr -d '\n')
+	# every subcommand answers --help before it touches the system (tracefs,
+	# files): keep it so for a new one, this runs them all at build time
 	printf '%s\n' "$top" | commands | while read -r cmd summary; do
-		"$B/$tool" "$cmd" --help | page "$tool" "$cmd" "$summary"
+		h=$("$B/$tool" "$cmd" --help) && [ -n "$h" ] ||
+			{ echo "mkman: $tool $cmd --help failed or printed nothing" >&2; exit 1; }
+		printf '%s\n' "$h" | page "$tool" "$cmd" "$summary"
 	done
 	case $tool in
 	tracepp) summary="analyse a tracerec recording offline: call trees, latency, scheduler, IO, network, plots" ;;

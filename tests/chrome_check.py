@@ -39,7 +39,7 @@ def main():
     if not isinstance(d, dict) or not isinstance(d.get("traceEvents"), list):
         fail("not a JSON object with a traceEvents array")
     tracks = defaultdict(list)   # (pid, tid) -> X events as (start, end, name)
-    open_b = defaultdict(list)   # (pid, tid) -> B not yet ended, as (name, ts, slice tid)
+    begin_end = defaultdict(list)  # (pid, tid) -> its B and E events, in file order
     async_open = defaultdict(int)
     phases = defaultdict(int)
     calls = defaultdict(lambda: [0, 0])
@@ -75,17 +75,8 @@ def main():
                 calls_tid[(e["tid"], e["name"])] += 1
             if e.get("cat") == "sched":
                 slices[e["args"]["tid"]] += dur
-        elif ph == "B":
-            task = e.get("args", {}).get("tid") if e.get("cat") == "sched" else None
-            open_b[key].append((e["name"], ts, task))
-        elif ph == "E":
-            if not open_b[key]:
-                fail("%s: E without its B on %r" % (where, key))
-            name, start, task = open_b[key].pop()
-            if ts < start:
-                fail("%s: E of %s before its B" % (where, name))
-            if task is not None:
-                slices[task] += ts - start
+        elif ph in ("B", "E"):
+            begin_end[key].append((ts, ph, e.get("name"), e, where))
         elif ph in ("i", "I"):
             if e.get("s", "t") not in ("t", "p", "g"):
                 fail("%s: bad instant scope %r" % (where, e.get("s")))
@@ -96,9 +87,25 @@ def main():
         elif ph == "M":
             if e["name"] in ("process_name", "thread_name") and not isinstance(e.get("args", {}).get("name"), str):
                 fail(where + ": name metadata without args.name")
-    for key, names in open_b.items():
-        if names:
-            fail("B without its E on %r: %r" % (key, [n[0] for n in names]))
+    # B/E pair up as a viewer pairs them: in time order (file order where
+    # the times are equal), each E closing the latest open B, of its name
+    for key, evs in begin_end.items():
+        evs.sort(key=lambda x: x[0])
+        stack = []
+        for ts, ph, name, e, where in evs:
+            if ph == "B":
+                task = e.get("args", {}).get("tid") if e.get("cat") == "sched" else None
+                stack.append((name, ts, task))
+                continue
+            if not stack:
+                fail("%s: E without its B on %r" % (where, key))
+            bname, start, task = stack.pop()
+            if name is not None and name != bname:
+                fail("%s: E of %r closes %r, opened later on %r" % (where, name, bname, key))
+            if task is not None:
+                slices[task] += ts - start
+        if stack:
+            fail("B without its E on %r: %r" % (key, [n[0] for n in stack]))
     for key, n in async_open.items():
         if n:
             fail("async b/e unbalanced for %r" % (key,))

@@ -83,10 +83,14 @@ async function read(page, n, png) {
 	for (let i = 0; i < Math.max(list.length, 1); i++) {
 		if (i) {
 			await page.keyboard.press('n');
-			await page.waitForFunction((want) => (document.body.innerText.match(/\((\d+)\/\d+\)/) || [])[1] === want,
-				String(i + 1), { timeout: 10000 });
+			// shown: its number and its name in the toolbar, and a sandwich
+			// table that is no longer the previous profile's
+			await page.waitForFunction(([want, name]) => {
+				const m = document.body.innerText.match(/^(.*) \((\d+)\/\d+\)$/m);
+				return m && m[2] === want && m[1] === name;
+			}, [String(i + 1), list[i][1]], { timeout: 10000 });
 		}
-		await page.waitForTimeout(50);
+		await page.waitForTimeout(100);
 		const frames = (await rows(page, 'Total|Self|Symbol Name')) || [];
 		profiles.push({
 			name: list.length ? list[i][1] : '', total: list.length ? list[i][2] : '',

@@ -164,6 +164,7 @@ test_expect 'block requests as async slices per device = io, queue depth as a co
 	D=$TOP/samples/traces/demo.tpp &&
 	"$TRACEPP" export --format=chrome -o x.json "$D" 2>/dev/null && $CHECK x.json --summary &&
 	"$TRACEPP" io --format=json "$D" >io.json 2>/dev/null && "$TRACEPP" net --format=json "$D" >net.json 2>/dev/null &&
+	"$TRACEPP" dump --format=json --type=net_dev_xmit,netif_receive_skb "$D" >pk.json 2>/dev/null &&
 	python3 -c "import json
 from collections import Counter
 ev = json.load(open(\"x.json\"))[\"traceEvents\"]
@@ -191,7 +192,12 @@ pk = Counter((names[(e[\"pid\"], e[\"tid\"])], e[\"name\"]) for e in ev
 for r in net:
     assert pk[(r[\"dev\"], \"net_dev_xmit\")] == r[\"tx_packets\"] > 0, (r, pk)
     assert pk[(r[\"dev\"], \"netif_receive_skb\")] == r[\"rx_packets\"], (r, pk)
-print(dict(slices), dict(qd), dict(pk))"
+# the task each packet went out or came in on, as dump has it
+by_task = Counter((e[\"args\"].get(\"task_tid\"), e[\"name\"]) for e in ev
+                  if e[\"ph\"] == \"i\" and procs.get(e[\"pid\"]) == \"network devices\")
+want = Counter((e[\"tid\"] if e[\"tid\"] > 0 else None, e[\"type\"]) for e in map(json.loads, open(\"pk.json\")) if e[\"type\"] != \"lost\")
+assert by_task == want and len(by_task) > 1, (by_task, want)
+print(dict(slices), dict(qd), dict(pk), len(by_task), \"tasks with packets\")"
 '
 
 test_done

@@ -210,7 +210,8 @@ int acli_task_wanted(struct acli *c, int32_t tid, const char *comm)
 
 static const char where_usage[] =
 	"  --where=FILTER           only events the filter passes, in the kernel's filter syntax\n"
-	"                           (as tracerec --filter): 'prev_state == 1 && prev_comm ~ \"bash*\"'\n"
+	"                           (as tracerec --filter): 'prev_state == 1 && prev_comm ~ \"bash*\"';\n"
+	"                           a field no event type of the file has is an error\n"
 	"  -h, --help               this text\n";
 
 int acli_start(struct acli *c, const struct acli_spec *sp, int argc, char **argv)

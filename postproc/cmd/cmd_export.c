@@ -250,12 +250,25 @@ static int wanted(struct ex *x, int32_t tid)
 }
 
 /* The fields of a kernel event as args, strings through the one escaper. */
-static void fields(struct ex *x, const struct tpp_event *ev)
+/* The event's fields as args; with task set (an event drawn on a device's
+ * track), the task it happened in too, which the track no longer says. */
+static void fields(struct ex *x, const struct tpp_event *ev, int task)
 {
 	struct ofast *o = x->o;
 	const struct tpp_type *t = ev->t;
+	int n = 0;
 	of_str(o, ",\"args\":{");
-	for (int i = 0, n = 0; t && i < ev->nvals && i < t->nfields; i++) {
+	if (task && ev->tid > 0) {
+		const char *comm = tpp_names_comm(x->c->names, ev->tid);
+		of_str(o, "\"task_tid\":");
+		of_i64(o, ev->tid);
+		if (comm) {
+			of_str(o, ",\"task_comm\":");
+			of_json_str(o, comm, strnlen(comm, 16));
+		}
+		n++;
+	}
+	for (int i = 0; t && i < ev->nvals && i < t->nfields; i++) {
 		const char *fn = t->fields[i].name;
 		if (!fn)
 			continue;
@@ -568,7 +581,7 @@ static int kernel_event(struct ex *x, const struct tpp_event *ev, const struct a
 		of_str(x->o, ",\"cpu\":");
 		of_i64(x->o, ev->cpu);
 	}
-	fields(x, ev);
+	fields(x, ev, pid == X_NET_PID);
 	of_ch(x->o, '}');
 	return 0;
 }

@@ -414,8 +414,10 @@ int rp_json_marks(struct ofast *o, uint32_t flags, int first)
 		     {AN_CALL_TAIL, ",\"tail\":true"},           {AN_CALL_RESUMED, ",\"resumed\":true"}};
 	int n = 0;
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
-		if (flags & marks[i].bit)
-			of_str(o, marks[i].json + (first && !n++));
+		if (flags & marks[i].bit) {
+			of_str(o, marks[i].json + (first && !n));
+			n++;
+		}
 	return n;
 }
 

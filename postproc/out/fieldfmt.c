@@ -3,10 +3,6 @@
 #include <string.h>
 #include "fieldfmt.h"
 
-/* build/gen/syscall_names.c, made from the x86-64 <asm/unistd_64.h> */
-extern const char *const ff_syscalls_x86_64[];
-extern const unsigned ff_nsyscalls_x86_64;
-
 static int is(const char *type, const char *name)
 {
 	const char *colon = strchr(type, ':');

@@ -15,6 +15,13 @@
 
 enum ff_kind { FF_NONE, FF_TASK_STATE, FF_DEV, FF_SYSCALL, FF_ERRNO, FF_HEX };
 
+/* x86-64 syscall names by number, made at build time (gen-syscalls.sh) from
+ * the kernel's list; empty where the build host has none. A 32-bit task on
+ * an x86-64 host makes i386 calls, whose numbers differ: raw_syscalls does
+ * not say which table a number is from, so such a task's names are wrong. */
+extern const char *const ff_syscalls_x86_64[];
+extern const unsigned ff_nsyscalls_x86_64;
+
 /* How field FIELD of event type TYPE reads (TYPE as the file names it, with
  * or without its "subsystem:"); arch is the recording host's (tpp_file_info),
  * syscall numbers are named only for the ones whose table tracepp has. */
