@@ -47,6 +47,12 @@ else
 	test_skip 'sched_switch prev_state and block dev read as the kernel formats them' 'no tracefs to read the kernel formats from'
 fi
 
+test_expect 'replay prints the kernel events inline with the same readings as dump' '
+	"$TRACEPP" dump "$DEMO" 2>/dev/null | grep -o " prev_state=[^ ]*\| dev=[^ ]*" | sort >d.txt &&
+	"$TRACEPP" replay "$DEMO" 2>/dev/null | grep -o " prev_state=[^ ]*\| dev=[^ ]*" | sort >r.txt &&
+	[ $(wc -l <d.txt) -gt 1000 ] && grep -qx " prev_state=R+" r.txt && grep -qx " dev=254:0" r.txt && cmp d.txt r.txt
+'
+
 test_expect 'syscalls by name and failed returns by errno name: a program that calls getsid 7 times and closes a bad fd' '
 	[ -d $FMT/raw_syscalls ] || { echo "no raw_syscalls events: nothing to check"; exit 1; }
 	"$TRACEREC" record -q -e syscalls -o s.tpp -- python3 -c "import os

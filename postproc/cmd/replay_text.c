@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "esc.h"
+#include "fieldfmt.h"
 #include "replay.h"
 #include "an_dwarf.h"
 #include "an_syms.h"
@@ -91,10 +92,11 @@ struct tcache {
 	size_t head_len;
 	char *pre[TPP_MAX_FIELDS];
 	uint8_t pre_len[TPP_MAX_FIELDS];
+	uint8_t ff[TPP_MAX_FIELDS]; /* enum ff_kind: how people read the value */
 };
 static struct tcache *tcache[TPP_MAX_TYPES];
 
-static struct tcache *tc_get(const struct tpp_type *t)
+static struct tcache *tc_get(const struct tpp_type *t, const char *arch)
 {
 	if (!t || t->id >= TPP_MAX_TYPES)
 		return NULL;
@@ -119,6 +121,8 @@ static struct tcache *tc_get(const struct tpp_type *t)
 			c->pre[i] = NULL;
 		free(e);
 		c->pre_len[i] = c->pre[i] ? (uint8_t)strlen(c->pre[i]) : 0;
+		int num = t->fields[i].type == TPP_F_U64 || t->fields[i].type == TPP_F_S64;
+		c->ff[i] = num ? (uint8_t)ff_kind(arch, t->name, t->fields[i].name) : FF_NONE;
 	}
 	tcache[t->id] = c;
 	return c;
@@ -137,10 +141,12 @@ static void tc_free(void)
 	}
 }
 
-static void text_fields(struct ofast *o, const struct tpp_event *ev)
+/* An event's fields as dump prints them: values read as people read them
+ * (fieldfmt.h), numbers that have a name with both. */
+static void text_fields(struct ofast *o, const struct tpp_event *ev, const char *arch)
 {
 	const struct tpp_type *t = ev->t;
-	struct tcache *c = tc_get(t);
+	struct tcache *c = tc_get(t, arch);
 	if (c)
 		of_mem(o, c->head, c->head_len);
 	for (int i = 0; t && i < ev->nvals && i < t->nfields; i++) {
@@ -150,6 +156,13 @@ static void text_fields(struct ofast *o, const struct tpp_event *ev)
 			of_ch(o, ' ');
 			of_text(o, t->fields[i].name, strlen(t->fields[i].name));
 			of_ch(o, '=');
+		}
+		char rd[48];
+		size_t rn = c && c->ff[i] ? ff_text(rd, sizeof(rd), c->ff[i], ev->v[i].u) : 0;
+		int both = c && (c->ff[i] == FF_SYSCALL || c->ff[i] == FF_ERRNO);
+		if (rn && !both) {
+			of_mem(o, rd, rn);
+			continue;
 		}
 		switch (t->fields[i].type) {
 		case TPP_F_U64:
@@ -167,6 +180,11 @@ static void text_fields(struct ofast *o, const struct tpp_event *ev)
 			of_str(o, "<");
 			of_u64(o, ev->v[i].s.len);
 			of_str(o, " bytes>");
+		}
+		if (rn) {
+			of_ch(o, '(');
+			of_mem(o, rd, rn);
+			of_ch(o, ')');
 		}
 	}
 }
@@ -371,7 +389,7 @@ void rp_text_line(struct rp *r, const struct line *l)
 		of_str(o, "[sched_in] (duration: time off-CPU)");
 		break;
 	case L_EVENT:
-		text_fields(o, l->ev);
+		text_fields(o, l->ev, tpp_r_info(r->c->r)->arch);
 		break;
 	case L_LOST:
 		/* uftrace's "LOST n records!!", with the CPU it was lost on */
