@@ -228,27 +228,22 @@ static void text_line(struct dump *d, const struct tpp_event *ev, const struct t
 		of_mem(o, t->tkey[i], t->tklen[i]);
 		char rd[48];
 		size_t rn = t->ff[i] ? ff_text(rd, sizeof(rd), t->ff[i], ev->v[i].u) : 0;
+		if (rn && !ff_beside(t->ff[i])) {
+			of_mem(o, rd, rn);
+			continue;
+		}
 		switch (fd->type) {
 		case TPP_F_U64:
 			if (t->is_addr[i])
 				text_addr(d, ev, t, i);
-			else if (rn && t->ff[i] != FF_SYSCALL)
-				of_mem(o, rd, rn);
 			else
 				of_u64(o, ev->v[i].u);
 			break;
-		case TPP_F_S64:
-			if (rn && t->ff[i] != FF_ERRNO && t->ff[i] != FF_SYSCALL) {
-				of_mem(o, rd, rn);
-				break;
-			}
-			of_i64(o, ev->v[i].i);
-			break;
+		case TPP_F_S64: of_i64(o, ev->v[i].i); break;
 		case TPP_F_STR: of_text(o, ev->v[i].s.p, ev->v[i].s.len); break;
 		default: hex_bytes(o, &ev->v[i]);
 		}
-		/* a number with a name: both, "id=0(read)", "ret=-11(EAGAIN)" */
-		if (rn && (t->ff[i] == FF_SYSCALL || t->ff[i] == FF_ERRNO)) {
+		if (rn) {
 			of_ch(o, '(');
 			of_mem(o, rd, rn);
 			of_ch(o, ')');

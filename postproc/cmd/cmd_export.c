@@ -43,6 +43,7 @@
 #include "an_cg.h"
 #include "an_sched.h"
 #include "an_io.h"
+#include "fieldfmt.h"
 
 static const char usage_text[] =
 	"usage: tracepp export --format=chrome|folded [OPTIONS] FILE\n"
@@ -444,12 +445,6 @@ static int name_pid(struct ex *x, int64_t pid, const char *name)
 	return hmap_put(&x->named, K_PID(pid), 1);
 }
 
-/* dev_t as the kernel keeps it in block events: major << 20 | minor */
-static int dev_name(char *buf, size_t n, uint32_t dev)
-{
-	return snprintf(buf, n, "%u:%u", dev >> 20, dev & 0xfffff);
-}
-
 /* A completed block request: an async slice from its issue to its
  * completion, named for its device, so a viewer gives each device a
  * track; the wait in the queue before issue is an arg. */
@@ -461,7 +456,7 @@ static int on_req(void *ctx, const struct an_iodev *d, const struct an_ioreq_don
 	if (name_pid(x, X_BLK_PID, "block devices"))
 		return -ENOMEM;
 	char name[24];
-	int len = dev_name(name, sizeof(name), d->dev);
+	size_t len = ff_text(name, sizeof(name), FF_DEV, d->dev);
 	uint64_t id = ++x->nreq;
 	for (int end = 0; end < 2; end++) {
 		struct ofast *o = x->o;
@@ -469,7 +464,7 @@ static int on_req(void *ctx, const struct an_iodev *d, const struct an_ioreq_don
 		of_str(o, ",\"cat\":\"block\",\"id\":");
 		of_u64(o, id);
 		of_str(o, ",\"name\":");
-		of_json_str(o, name, (size_t)len);
+		of_json_str(o, name, len);
 		if (!end) {
 			of_str(o, ",\"args\":{\"op\":\"");
 			of_str(o, an_io_op_name[d->op]);
@@ -506,11 +501,11 @@ static int on_qd(void *ctx, const struct an_iodev *d, uint64_t ts)
 		if (x->io.d[i].dev == d->dev)
 			n += x->io.d[i].inflight;
 	char name[40] = "queue depth ";
-	int len = 12 + dev_name(name + 12, sizeof(name) - 12, d->dev);
+	size_t len = 12 + ff_text(name + 12, sizeof(name) - 12, FF_DEV, d->dev);
 	struct ofast *o = x->o;
 	ev_open(x, "C", X_BLK_PID, X_BLK_PID, ts);
 	of_str(o, ",\"cat\":\"block\",\"name\":");
-	of_json_str(o, name, (size_t)len);
+	of_json_str(o, name, len);
 	of_str(o, ",\"args\":{\"requests\":");
 	of_u64(o, n);
 	of_str(o, "}}");

@@ -9,6 +9,7 @@
 #include "an_lat.h"
 #include "an_run.h"
 #include "an_io.h"
+#include "fieldfmt.h"
 
 static const char usage_text[] =
 	"usage: tracepp io [OPTIONS] FILE\n"
@@ -33,11 +34,6 @@ static const struct tbl_col tl_cols[] = {
 	{"count", NULL, TBL_INT}, {"bytes", NULL, TBL_BYTES}, {"inflight", NULL, TBL_INT},
 };
 
-static void devname(char *buf, size_t len, uint32_t dev)
-{
-	snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
-}
-
 static int flush_interval(struct io_run *r)
 {
 	if (r->io.n > r->ncnt) {
@@ -59,7 +55,7 @@ static int flush_interval(struct io_run *r)
 		if (d->count == r->cnt[i] && !d->inflight)
 			continue;
 		char dn[32];
-		devname(dn, sizeof(dn), d->dev);
+		ff_text(dn, sizeof(dn), FF_DEV, d->dev);
 		struct tbl_cell v[] = {{.i = (int64_t)(r->cur * r->interval)}, {.s = dn},
 				       {.s = an_io_op_name[d->op]}, {.i = (int64_t)(d->count - r->cnt[i])},
 				       {.i = (int64_t)(d->bytes - r->bytes[i])}, {.i = d->inflight}};
@@ -151,7 +147,7 @@ int cmd_io(int argc, char **argv)
 		if (!d->count)
 			continue;
 		char dn[32];
-		devname(dn, sizeof(dn), d->dev);
+		ff_text(dn, sizeof(dn), FF_DEV, d->dev);
 		uint64_t dspan = d->qd_ts > d->first_ts ? d->qd_ts - d->first_ts : 0;
 		struct tbl_cell v[] = {
 			{.s = dn},

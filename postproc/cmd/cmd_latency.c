@@ -16,6 +16,7 @@
 #include "an_sched.h"
 #include "an_io.h"
 #include "an_net.h"
+#include "fieldfmt.h"
 
 static const char usage_text[] =
 	"usage: tracepp latency [OPTIONS] FILE\n"
@@ -322,8 +323,9 @@ static struct row *lat_rows(struct lat_run *r, size_t *nrows)
 				continue;
 			struct row *w = &rows[n++];
 			w->kind = "io";
-			snprintf(w->name, sizeof(w->name), "%u:%u %s %s", d->dev >> 20, d->dev & 0xfffff,
-				 an_io_op_name[d->op], k ? "q2c" : "d2c");
+			char dev[24];
+			ff_text(dev, sizeof(dev), FF_DEV, d->dev);
+			snprintf(w->name, sizeof(w->name), "%s %s %s", dev, an_io_op_name[d->op], k ? "q2c" : "d2c");
 			w->l = l;
 		}
 	}

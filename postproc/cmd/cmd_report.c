@@ -24,6 +24,7 @@
 #include "an_sched.h"
 #include "an_io.h"
 #include "an_net.h"
+#include "fieldfmt.h"
 
 /* HTML text from the file's bytes: markup escaped, control bytes dropped,
  * each byte that is not UTF-8 as U+FFFD, so the page is valid UTF-8. */
@@ -248,7 +249,7 @@ static void io_table(FILE *f, struct plot_scan *s)
 	for (size_t i = 0; i < s->io.n; i++) {
 		struct an_iodev *d = &s->io.d[i];
 		char dev[32];
-		snprintf(dev, sizeof(dev), "%u:%u", d->dev >> 20, d->dev & 0xfffff);
+		ff_text(dev, sizeof(dev), FF_DEV, d->dev);
 		fputs("<tr>", f);
 		td(f, dev);
 		td(f, an_io_op_name[d->op < AN_IO_NOPS ? d->op : AN_IO_OTHER]);

@@ -159,8 +159,7 @@ static void text_fields(struct ofast *o, const struct tpp_event *ev, const char 
 		}
 		char rd[48];
 		size_t rn = c && c->ff[i] ? ff_text(rd, sizeof(rd), c->ff[i], ev->v[i].u) : 0;
-		int both = c && (c->ff[i] == FF_SYSCALL || c->ff[i] == FF_ERRNO);
-		if (rn && !both) {
+		if (rn && !ff_beside(c->ff[i])) {
 			of_mem(o, rd, rn);
 			continue;
 		}

@@ -31,4 +31,12 @@ enum ff_kind ff_kind(const char *arch, const char *type, const char *field);
  * reading of that kind (a return that is no error, a syscall number
  * unknown): print the number then. */
 size_t ff_text(char *buf, size_t len, enum ff_kind k, uint64_t v);
+
+/* Whether text output prints the reading beside the number, "id=3(close)",
+ * "ret=-9(EBADF)" (the number is what people look up), rather than in its
+ * place, "prev_state=R+". */
+static inline int ff_beside(enum ff_kind k)
+{
+	return k == FF_SYSCALL || k == FF_ERRNO;
+}
 #endif
