@@ -122,7 +122,7 @@ int an_io_feed(struct an_io *io, const struct an_types *ty, const struct tpp_eve
 	io->last_ts = ev->ts;
 	char rwbs[16];
 	an_s(ev, ti, R_RWBS, rwbs, sizeof(rwbs));
-	uint64_t d = an_u(ev, ti, R_DEV), k = key(d, an_u(ev, ti, R_SECTOR));
+	uint64_t d = an_u(ev, ti, R_DEV), sector = an_u(ev, ti, R_SECTOR), k = key(d, sector);
 	int op = rwbs_op(rwbs);
 	uint32_t slot;
 	struct an_iodev *x = dev(io, (uint32_t)d, op, &slot);
@@ -142,8 +142,8 @@ int an_io_feed(struct an_io *io, const struct an_types *ty, const struct tpp_eve
 	case AN_BLK_ISSUE:
 		if (!(r = req(io, k, 1)))
 			return -ENOMEM;
-		/* A requeued request is issued again: count it in flight once. */
 		r->issue_ts = ev->ts;
+		/* A requeued request is issued again: count it in flight once. */
 		if (r->dev_slot == UINT32_MAX) {
 			qd_step(x, ev->ts, +1);
 			r->dev_slot = slot;
@@ -178,7 +178,7 @@ int an_io_feed(struct an_io *io, const struct an_types *ty, const struct tpp_eve
 	if (r->insert_ts && ev->ts >= r->insert_ts)
 		an_lat_add(&x->q2c, ev->ts - r->insert_ts);
 	if (!rc && io->on_req) {
-		struct an_ioreq_done done = {an_u(ev, ti, R_SECTOR), bytes, r->insert_ts, r->issue_ts, ev->ts, error};
+		struct an_ioreq_done done = {sector, bytes, r->insert_ts, r->issue_ts, ev->ts, error};
 		rc = io->on_req(io->cb_ctx, x, &done);
 	}
 	if (r->dev_slot != UINT32_MAX) {
