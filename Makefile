@@ -1,6 +1,9 @@
 # tracepp — one Makefile for everything. `make check` and `make demo` are the
 # two entry points; both install missing Debian packages first (`make deps`).
 
+# Debian's programs before per-user shims in PATH (pyenv's python3 shim
+# takes ~2 s per start): everything here runs what `make deps` installed.
+export PATH := /usr/sbin:/usr/bin:/sbin:/bin:$(PATH)
 CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
