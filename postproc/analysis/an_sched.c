@@ -49,6 +49,8 @@ void an_sched_free(struct an_sched *s)
 	free(s->cpu);
 	free(s->cmap);
 	free(s->run_tid);
+	free(s->rq_n);
+	free(s->rq_epoch);
 	hmap_free(&s->by_tid);
 	an_lat_free(&s->wakeup);
 	an_lat_free(&s->runq);
@@ -74,6 +76,7 @@ static __attribute__((noinline)) struct an_task *task_slow(struct an_sched *s, i
 	t->tid = tid;
 	t->pid = -1;
 	t->cpu = -1;
+	t->rq_cpu = -1;
 	t->fresh = 1;
 	return t;
 }
@@ -458,6 +461,100 @@ static inline __attribute__((always_inline)) int step(struct an_sched *s, int k,
 	}
 }
 
+static int rq_grow(struct an_sched *s, int32_t cpu)
+{
+	if ((size_t)cpu < s->nrq)
+		return 0;
+	size_t c = s->nrq, c2 = s->nrq, n = (size_t)cpu + 1;
+	if (an_grow(&s->rq_n, &c, n, sizeof(*s->rq_n), n) || an_grow(&s->rq_epoch, &c2, n, sizeof(*s->rq_epoch), n))
+		return -ENOMEM;
+	memset(s->rq_n + s->nrq, 0, (n - s->nrq) * sizeof(*s->rq_n));
+	memset(s->rq_epoch + s->nrq, 0, (n - s->nrq) * sizeof(*s->rq_epoch));
+	s->nrq = n;
+	return 0;
+}
+
+/* The run queue t is on, -1 none: a CPU that went idle since t joined
+ * emptied its queue. */
+static int32_t rq_of(const struct an_sched *s, const struct an_task *t)
+{
+	return t->rq_cpu >= 0 && t->rq_epoch == s->rq_epoch[t->rq_cpu] ? t->rq_cpu : -1;
+}
+
+/* t moves to cpu's run queue (-1: off every one) at ts: both lengths
+ * told to on_rq. */
+static int rq_move(struct an_sched *s, struct an_task *t, int32_t cpu, uint64_t ts)
+{
+	int32_t old = rq_of(s, t);
+	if (cpu > 65535)
+		cpu = -1;
+	if (cpu == old || !t->tid)
+		return 0;
+	int rc;
+	if (cpu >= 0 && (rc = rq_grow(s, cpu)))
+		return rc;
+	t->rq_cpu = cpu;
+	t->rq_epoch = cpu >= 0 ? s->rq_epoch[cpu] : 0;
+	if (old >= 0 && s->rq_n[old] > 0 && (rc = s->on_rq(s->cb_ctx, old, ts, --s->rq_n[old])))
+		return rc;
+	return cpu >= 0 ? s->on_rq(s->cb_ctx, cpu, ts, ++s->rq_n[cpu]) : 0;
+}
+
+/* Who is on which run queue after an event of kind k (a, b, st as step
+ * takes them; was: the task switched in last on the event's CPU before
+ * it, -1 none): a woken task joins its target CPU's, a switched-out one
+ * leaves unless preempted, a switched-in one is on its CPU's, a migrated
+ * one that is queued moves. A CPU runs its idle task only with nothing
+ * else to run: a switch to idle empties its queue. A switch whose prev is
+ * not the task the CPU ran last says that task's switch-out is missing
+ * (the kernel fired it and did not store it: `tracepp info`'s unstored);
+ * the task is taken to have left the queue, slept: were it preempted
+ * instead, it is counted again when it next runs, where kept it would be
+ * counted until it next sleeps, however long that is. */
+static int rq_step(struct an_sched *s, int k, const struct tpp_event *ev, const struct an_tinfo *ti, uint64_t a,
+		   uint64_t b, uint64_t st, int32_t was)
+{
+	struct an_task *t;
+	int rc;
+	int32_t to = ti->f[R_CPU] >= 0 ? (int32_t)an_u(ev, ti, R_CPU) : ev->cpu, cpu = ev->cpu;
+	switch (k) {
+	case AN_SWITCH:
+		if (cpu < 0 || cpu > 65535)
+			return 0;
+		if (was > 0 && (uint64_t)was != a) {
+			if (!(t = task(s, was)))
+				return -ENOMEM;
+			if (rq_of(s, t) == cpu && (rc = rq_move(s, t, -1, ev->ts)))
+				return rc;
+		}
+		if (!(t = task(s, (int32_t)a)))
+			return -ENOMEM;
+		if ((rc = rq_move(s, t, st & STATE_MASK ? -1 : cpu, ev->ts)))
+			return rc;
+		if (!b) {
+			if ((rc = rq_grow(s, cpu)))
+				return rc;
+			s->rq_epoch[cpu]++;
+			if (s->rq_n[cpu] && (rc = s->on_rq(s->cb_ctx, cpu, ev->ts, s->rq_n[cpu] = 0)))
+				return rc;
+		}
+		if (!(t = task(s, (int32_t)b)))
+			return -ENOMEM;
+		return rq_move(s, t, cpu, ev->ts);
+	case AN_WAKEUP:
+	case AN_WAKEUP_NEW:
+		if (!(t = task(s, (int32_t)a)))
+			return -ENOMEM;
+		return rq_of(s, t) < 0 ? rq_move(s, t, to, ev->ts) : 0;
+	case AN_MIGRATE:
+		if (!(t = task(s, (int32_t)a)))
+			return -ENOMEM;
+		return rq_of(s, t) >= 0 ? rq_move(s, t, to, ev->ts) : 0;
+	default:
+		return 0;
+	}
+}
+
 int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tpp_event *ev)
 {
 	const struct an_tinfo *ti = an_ti(ty, ev);
@@ -476,7 +573,9 @@ int an_sched_feed(struct an_sched *s, const struct an_types *ty, const struct tp
 		s->has_runtime = ty->has[AN_RUNTIME] > 0;
 	if (k == AN_RUNTIME)
 		since = an_u(ev, ti, R_RUNTIME);
-	return step(s, k, ev->ts, ev->cpu, a, b, st, since, ev, ti);
+	int32_t was = s->on_rq && ev->cpu >= 0 && (size_t)ev->cpu < s->nrun ? s->run_tid[ev->cpu] : -1;
+	int rc = step(s, k, ev->ts, ev->cpu, a, b, st, since, ev, ti);
+	return rc || !s->on_rq ? rc : rq_step(s, k, ev, ti, a, b, st, was);
 }
 
 /* Column feeding: per type, its kind and the column of each value step

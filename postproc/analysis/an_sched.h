@@ -47,6 +47,8 @@ struct an_task {
 	/* the running slice on the kernel's clock (in trace time): its start,
 	 * 0 until its first runtime report, and its runtime so far */
 	uint64_t k_start, k_run;
+	int32_t rq_cpu; /* the run queue it is on (running or runnable), -1 none: on_rq's */
+	uint32_t rq_epoch; /* ... as of that CPU's rq_epoch: a later one emptied it */
 };
 /* The average wakeup -> running delay, the number every command prints. */
 static inline uint64_t an_task_wakeup_avg(const struct an_task *t)
@@ -99,6 +101,16 @@ struct an_sched {
 	int (*on_run)(void *ctx, int32_t cpu, int32_t tid, uint64_t from, uint64_t to);
 	int (*on_wait)(void *ctx, const struct an_task *t, uint64_t ts, uint64_t wait_ns);
 	void *cb_ctx;
+	/* Optional, set after init (export): a CPU's run-queue length (its
+	 * tasks running or runnable, idle left out) each time it changes, as
+	 * the kernel's nr_running counts it. A task counts from the first
+	 * wakeup, switch or migration of it the file holds, so a CPU's length
+	 * is a lower bound until its tasks have each shown up once. Kept by
+	 * an_sched_feed only. */
+	int (*on_rq)(void *ctx, int32_t cpu, uint64_t ts, uint32_t nr);
+	uint32_t *rq_n;     /* per CPU: the length on_rq last reported */
+	uint32_t *rq_epoch; /* per CPU: bumped each time it goes idle */
+	size_t nrq;
 	int32_t *run_tid;  /* per CPU: the task switched in last, -1 none */
 	size_t nrun;
 	struct an_sched_cmap *cmap; /* an_sched_want_cols */

@@ -5,7 +5,8 @@
  * events from the one pairing (an_pair.c), so they nest as replay shows
  * them; per CPU what ran there, the scheduler analysis's own on-CPU
  * intervals (an_sched's on_run: the numbers of `tracepp sched` and the
- * Gantt chart) as B/E pairs; block requests as async slices per device
+ * Gantt chart) as B/E pairs, with each CPU's run-queue length as a
+ * counter (an_sched's on_rq); block requests as async slices per device
  * (an_io's pairing: the requests of `tracepp io`) with each device's queue
  * depth as a counter; packets as instants on their device's track; other
  * kernel events as instants on their thread, or on their CPU when no task
@@ -425,6 +426,28 @@ static int on_run(void *ctx, int32_t cpu, int32_t tid, uint64_t from, uint64_t t
 		of_i64(o, pid);
 		of_str(o, "}}");
 	}
+	return 0;
+}
+
+/* A CPU's run-queue length as it changes: a counter on the CPUs' process,
+ * one per CPU (a viewer draws each counter name as its own track). A
+ * --tid, --comm or --func export leaves it out: it counts every task. */
+static int on_rq(void *ctx, int32_t cpu, uint64_t ts, uint32_t nr)
+{
+	struct ex *x = ctx;
+	if (x->c->f.tids || x->c->f.comm || x->func)
+		return 0;
+	if (name_track(x, X_CPU_TID(cpu), "CPU %ld", cpu))
+		return -ENOMEM;
+	char name[32];
+	int len = snprintf(name, sizeof(name), "run queue CPU %d", (int)cpu);
+	struct ofast *o = x->o;
+	ev_open(x, "C", X_PID, X_CPU_TID(cpu), ts);
+	of_str(o, ",\"cat\":\"sched\",\"name\":");
+	of_json_str(o, name, (size_t)len);
+	of_str(o, ",\"args\":{\"tasks\":");
+	of_u64(o, nr);
+	of_str(o, "}}");
 	return 0;
 }
 
@@ -925,6 +948,7 @@ int cmd_export(int argc, char **argv)
 	x.t0 = c.t0;
 	an_sched_init(&x.sch);
 	x.sch.on_run = on_run;
+	x.sch.on_rq = on_rq;
 	x.sch.cb_ctx = &x;
 	an_io_init(&x.io);
 	x.io.on_req = on_req;
