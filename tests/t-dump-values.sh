@@ -3,8 +3,10 @@
 # task states as the kernel's own print format spells them (its flag table,
 # read from this machine's tracefs), block devices as major:minor (the
 # format's own shift), syscall numbers by name and failed returns by errno
-# name (a program that makes known calls, and Python's errno table); JSON
-# keeps each raw number and adds the reading as FIELD_str.
+# name (a program that makes known calls, and Python's errno table), a
+# system call with its arguments named (strace's own decoding of the same
+# calls: its count of arguments and their values); JSON keeps each raw
+# number and adds the reading as FIELD_str.
 . "$(dirname "$0")/lib.sh"
 DEMO=$TOP/samples/traces/demo.tpp
 FMT=/sys/kernel/tracing/events
@@ -62,7 +64,7 @@ except OSError: pass
 print(os.getpid())" >pid && pid=$(cat pid) &&
 	"$TRACEPP" dump s.tpp 2>/dev/null | grep -- "-$pid sys_" >d.txt &&
 	"$TRACEPP" dump --format=json s.tpp 2>/dev/null | grep "\"tid\": $pid," >d.json &&
-	[ $(grep -c "sys_enter: id=[0-9]*(getsid)" d.txt) = 7 ] && [ $(grep -c "sys_exit: id=[0-9]*(getsid) ret=" d.txt) = 7 ] &&
+	[ $(grep -c "sys_enter: id=[0-9]* getsid(pid=0)$" d.txt) = 7 ] && [ $(grep -c "sys_exit: id=[0-9]*(getsid) ret=" d.txt) = 7 ] &&
 	python3 -c "import errno, json, sys
 bad = [e for e in map(json.loads, open(\"d.json\")) if e[\"type\"] == \"sys_exit\" and e.get(\"id_str\") == \"close\" and e[\"ret\"] < 0]
 assert len(bad) >= 1 and all(e[\"ret_str\"] == errno.errorcode[-e[\"ret\"]] for e in bad), bad
@@ -70,5 +72,41 @@ assert any(e[\"ret\"] == -errno.EBADF for e in bad), bad
 print(len(bad), \"failed close:\", bad[-1][\"ret\"], bad[-1][\"ret_str\"])" &&
 	grep "id=[0-9]*(close) ret=-$(python3 -c "import errno; print(errno.EBADF)")(EBADF)$" d.txt
 '
+
+# strace -e raw=all prints each call with as many arguments as it takes, in
+# hex: the calls of ls -l under strace, recorded, read back the same.
+if command -v strace >/dev/null; then
+test_expect 'sys_enter reads as a call with its arguments named: the same calls, argument counts and values as strace prints for ls -l' '
+	"$TRACEREC" record -q -e raw_syscalls -o st.tpp -- strace -f -qq -e raw=all -o st.txt ls -l / >/dev/null &&
+	"$TRACEPP" dump --sorted --format=json --type=sys_enter st.tpp 2>/dev/null >se.json &&
+	"$TRACEPP" dump --sorted --type=sys_enter st.tpp 2>/dev/null | grep -m3 " openat(dfd=-100, filename=0x[0-9a-f]*, flags=0x[0-9a-f]*, mode=0[0-7]*)$" &&
+	python3 - <<-"PY"
+	import json, re
+	st, pid = [], None
+	for l in open("st.txt"):
+	    m = re.match(r"(\d+) +(\w+)\((.*?)\)\s+= ", l)
+	    if m:
+	        pid = int(m[1])
+	        st.append((m[2], [int(a, 16) for a in m[3].split(", ")] if m[3] else []))
+	ours = [e.get("args_str", "") for e in map(json.loads, open("se.json")) if e["tid"] == pid]
+	ours = ours[next(k for k, s in enumerate(ours) if s.startswith("execve(")):]
+	known = bad = 0
+	for (name, args), call in zip(st, ours):
+	    m = re.match(r"(\w+)\((.*)\)$", call)
+	    assert m and m[1] == name, (name, args, call)
+	    if m[2] and "=" not in m[2]:
+	        continue # arguments tracepp does not know: six words
+	    known += 1
+	    vals = [v.split("=", 1)[1] for v in m[2].split(", ")] if m[2] else []
+	    vals = [int(v, 8) if re.match(r"0[0-7]+$", v) else int(v, 0) for v in vals]
+	    if len(vals) != len(args) or any(v % 2**64 != a and v % 2**32 != a for v, a in zip(vals, args)):
+	        bad += 1; print("differs:", name, [hex(a) for a in args], call)
+	print(len(st), "calls,", len(ours), "recorded from the first execve,", known, "with arguments named,", bad, "differ")
+	assert len(st) > 100 and len(ours) >= len(st) and known >= 0.9 * len(st) and bad == 0
+	PY
+'
+else
+	test_skip 'sys_enter arguments against strace' 'strace is not installed'
+fi
 
 test_done

@@ -32,6 +32,14 @@ enum ff_kind ff_kind(const char *arch, const char *type, const char *field);
  * unknown): print the number then. */
 size_t ff_text(char *buf, size_t len, enum ff_kind k, uint64_t v);
 
+/* A system call as people read it, "read(fd=3, buf=0x7ffd1e40, count=4096)":
+ * syscall nr (x86-64) with the arguments its definition takes, named, out
+ * of raw_syscalls' six words; a call whose arguments tracepp does not know
+ * shows all six in hex. Its length, or 0 when nr has no name or buf is
+ * short. ff_syscall_nargs: how many it takes, -1 when not known. */
+size_t ff_syscall_call(char *buf, size_t len, uint64_t nr, const uint64_t args[6]);
+int ff_syscall_nargs(uint64_t nr);
+
 /* Whether text output prints the reading beside the number, "id=3(close)",
  * "ret=-9(EBADF)" (the number is what people look up), rather than in its
  * place, "prev_state=R+". */
