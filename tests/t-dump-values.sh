@@ -104,6 +104,10 @@ test_expect 'sys_enter reads as a call with its arguments named: the same calls,
 	print(len(st), "calls,", len(ours), "recorded from the first execve,", known, "with arguments named,", bad, "differ")
 	assert len(st) > 100 and len(ours) >= len(st) and known >= 0.9 * len(st) and bad == 0
 	PY
+	# replay reads them the same
+	"$TRACEPP" dump st.tpp 2>/dev/null | sed -n "s/.* sys_enter: \(id=.*\)/\1/p" | sort >d.txt &&
+	"$TRACEPP" replay st.tpp 2>/dev/null | sed -n "s/.*\[sys_enter\] \(id=.*\)/\1/p" | sort >r.txt &&
+	[ "$(wc -l <d.txt)" -gt 100 ] && cmp d.txt r.txt
 '
 else
 	test_skip 'sys_enter arguments against strace' 'strace is not installed'

@@ -70,15 +70,14 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types, 
 	}
 	static const char *const common[] = {"ts", "cpu", "tid", "type", "task", "sym"};
 	ti->sc_id = ti->sc_args = -1;
-	for (unsigned i = 0; i < t->nfields; i++) {
-		if (ff_kind(arch, t->name, t->fields[i].name) == FF_SYSCALL && !strcmp(t->fields[i].name, "id"))
+	for (unsigned i = 0; i < t->nfields && ff_is_sys_enter(arch, t->name); i++) {
+		if (!strcmp(t->fields[i].name, "id") && t->fields[i].type <= TPP_F_S64)
 			ti->sc_id = (int)i;
-		if (!strcmp(t->fields[i].name, "args") && t->fields[i].type != TPP_F_U64 &&
-		    t->fields[i].type != TPP_F_S64 && t->fields[i].type != TPP_F_STR)
+		if (!strcmp(t->fields[i].name, "args") && t->fields[i].type == TPP_F_BYTES)
 			ti->sc_args = (int)i;
 	}
-	if (ti->sc_id < 0 || strcmp(strchr(t->name, ':') ? strchr(t->name, ':') + 1 : t->name, "sys_enter"))
-		ti->sc_id = ti->sc_args = -1;
+	if (ti->sc_id < 0)
+		ti->sc_args = -1;
 	for (unsigned i = 0; i < t->nfields; i++) {
 		ti->is_addr[i] = t->fields[i].type == TPP_F_U64 && is_addr_field(t->fields[i].name);
 		int num = t->fields[i].type == TPP_F_U64 || t->fields[i].type == TPP_F_S64;
@@ -191,17 +190,9 @@ static void hex_bytes(struct ofast *o, const union tpp_val *v)
  * name. */
 static size_t sc_call(const struct tinfo *t, const struct tpp_event *ev, char *buf, size_t len)
 {
-	if (t->sc_args < 0 || (unsigned)t->sc_args >= ev->nvals || (unsigned)t->sc_id >= ev->nvals ||
-	    ev->v[t->sc_args].s.len != 6 * sizeof(uint64_t))
+	if (t->sc_args < 0 || (unsigned)t->sc_args >= ev->nvals || (unsigned)t->sc_id >= ev->nvals)
 		return 0;
-	uint64_t a[6];
-	const unsigned char *p = (const unsigned char *)ev->v[t->sc_args].s.p;
-	for (int k = 0; k < 6; k++) {
-		a[k] = 0;
-		for (int b = 7; b >= 0; b--) /* the recording host's order: x86-64, little-endian */
-			a[k] = a[k] << 8 | p[k * 8 + b];
-	}
-	return ff_syscall_call(buf, len, ev->v[t->sc_id].u, a);
+	return ff_syscall_call(buf, len, ev->v[t->sc_id].u, ev->v[t->sc_args].s.p, ev->v[t->sc_args].s.len);
 }
 
 /* An address field in text: hex, <symbol+off>, and " at FILE:LINE". */

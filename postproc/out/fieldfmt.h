@@ -34,11 +34,16 @@ size_t ff_text(char *buf, size_t len, enum ff_kind k, uint64_t v);
 
 /* A system call as people read it, "read(fd=3, buf=0x7ffd1e40, count=4096)":
  * syscall nr (x86-64) with the arguments its definition takes, named, out
- * of raw_syscalls' six words; a call whose arguments tracepp does not know
- * shows all six in hex. Its length, or 0 when nr has no name or buf is
- * short. ff_syscall_nargs: how many it takes, -1 when not known. */
-size_t ff_syscall_call(char *buf, size_t len, uint64_t nr, const uint64_t args[6]);
+ * of raw_syscalls:sys_enter's args field (words: its six words, as the
+ * x86-64 host stored them, nbytes 48); a call whose arguments tracepp does
+ * not know shows all six in hex. Its length, or 0 when nr has no name, the
+ * field is not six words or buf is short. ff_syscall_nargs: how many
+ * arguments nr takes, -1 when not known. */
+size_t ff_syscall_call(char *buf, size_t len, uint64_t nr, const void *words, size_t nbytes);
 int ff_syscall_nargs(uint64_t nr);
+/* Whether fields id and args of event type TYPE make a system call
+ * (raw_syscalls:sys_enter, with or without its subsystem) on arch. */
+int ff_is_sys_enter(const char *arch, const char *type);
 
 /* Whether text output prints the reading beside the number, "id=3(close)",
  * "ret=-9(EBADF)" (the number is what people look up), rather than in its

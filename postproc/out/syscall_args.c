@@ -202,8 +202,23 @@ int ff_syscall_nargs(uint64_t nr)
 	return n;
 }
 
-size_t ff_syscall_call(char *buf, size_t len, uint64_t nr, const uint64_t args[6])
+int ff_is_sys_enter(const char *arch, const char *type)
 {
+	const char *colon = type ? strchr(type, ':') : NULL;
+	return type && ff_kind(arch, type, "id") == FF_SYSCALL && !strcmp(colon ? colon + 1 : type, "sys_enter");
+}
+
+size_t ff_syscall_call(char *buf, size_t len, uint64_t nr, const void *words, size_t nbytes)
+{
+	if (!words || nbytes != 6 * sizeof(uint64_t))
+		return 0;
+	uint64_t args[6];
+	const unsigned char *p = words;
+	for (int k = 0; k < 6; k++) {
+		args[k] = 0;
+		for (int b = 7; b >= 0; b--) /* the recording host's order: x86-64, little-endian */
+			args[k] = args[k] << 8 | p[k * 8 + b];
+	}
 	char name[24];
 	size_t o = ff_text(name, sizeof(name), FF_SYSCALL, nr);
 	const char *a = args_of(nr);
