@@ -45,10 +45,13 @@
 #include "an_sched.h"
 #include "an_io.h"
 #include "fieldfmt.h"
+#include "export_table.h"
 
 static const char usage_text[] =
 	"usage: tracepp export --format=chrome|folded [OPTIONS] FILE\n"
-	"The recording in another tool's format.\n"
+	"       tracepp export --table=T [--format=csv|jsonl|rowbinary] [-o FILE] FILE...\n"
+	"       tracepp export --table=T --schema=clickhouse|duckdb\n"
+	"The recording in another tool's format, or recordings as rows for analytics engines.\n"
 	"  --format=chrome      Chrome trace-event JSON, for Perfetto UI, chrome://tracing and\n"
 	"                       speedscope: calls per thread, what ran per CPU, kernel events,\n"
 	"                       task names, lost-event ranges\n"
@@ -59,7 +62,15 @@ static const char usage_text[] =
 	"  --tid=TID[,TID]      only these threads     --comm=NAME   only this task name\n"
 	"  --func=F             only what runs under F (chrome: F's subtree; folded: the\n"
 	"                       stacks through F)\n"
-	"  --time-range=FROM,TO only this window (absolute ns, or 1.5s,2s from the start)\n";
+	"  --time-range=FROM,TO only this window (absolute ns, or 1.5s,2s from the start)\n"
+	"Rows for analytics engines (ClickHouse, DuckDB), every file in the order given:\n"
+	"  --table=T            T: events (every event and its fields), calls (paired calls as\n"
+	"                       replay pairs them), sched (on-CPU runs and run-queue waits), io\n"
+	"                       (block requests and their phases), net (packets), tasks (the\n"
+	"                       numbers of tracepp sched); every row has host and trace_id\n"
+	"  --format=csv|jsonl|rowbinary  with --table: CSV with a header line, JSON lines, or\n"
+	"                       ClickHouse RowBinary (default csv)\n"
+	"  --schema=clickhouse|duckdb    with --table: print its CREATE TABLE and read no file\n";
 
 /* Tracks that are no task's: one pseudo-process above any pid the kernel
  * gives (PID_MAX_LIMIT is 2^22), a thread of it per CPU and per lost
@@ -901,24 +912,23 @@ static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
 	return 0;
 }
 
-/* -o FILE: a private temporary file beside it (O_EXCL, 0600), renamed over
- * FILE once complete, so a failed export leaves no half file and nothing
- * is written through a link someone planted. */
-static int open_out(const char *path, char **tmp)
+static int is_opt(const char *a, const char *name)
 {
-	size_t n = strlen(path);
-	if (!(*tmp = malloc(n + 8)))
-		return -ENOMEM;
-	memcpy(*tmp, path, n);
-	memcpy(*tmp + n, ".XXXXXX", 8);
-	int fd = mkostemp(*tmp, O_CLOEXEC);
-	if (fd < 0) {
-		int e = -errno;
-		free(*tmp);
-		*tmp = NULL;
-		return e;
+	size_t n = strlen(name);
+	return !strncmp(a, name, n) && (a[n] == '=' || !a[n]);
+}
+
+/* --table or --schema, before any "--" and without --help (whose text is
+ * this command's, both modes in one) */
+static int table_mode(int argc, char **argv)
+{
+	int t = 0;
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 0;
+		t |= is_opt(argv[i], "--table") || is_opt(argv[i], "--schema");
 	}
-	return fd;
+	return t;
 }
 
 int cmd_export(int argc, char **argv)
@@ -926,7 +936,11 @@ int cmd_export(int argc, char **argv)
 	static const struct option lo[] = {{"func", required_argument, 0, 'F'},
 					   {"output", required_argument, 0, 'o'},
 					   {"root", required_argument, 0, 'R'},
+
 					   {0, 0, 0, 0}};
+	/* rows for engines: a command of their own, sharing the name */
+	if (table_mode(argc, argv))
+		return export_table(argc, argv);
 	struct ex x;
 	memset(&x, 0, sizeof(x));
 	x.func_id = UINT32_MAX;
@@ -963,7 +977,7 @@ int cmd_export(int argc, char **argv)
 		rc = acli_fail(&c, -ENOMEM, NULL);
 		goto out;
 	}
-	if (x.out_path && (fd = open_out(x.out_path, &tmp)) < 0) {
+	if (x.out_path && (fd = export_open_out(x.out_path, &tmp)) < 0) {
 		fprintf(stderr, "tracepp export: %s: %s\n", x.out_path, strerror(-fd));
 		rc = 1;
 		goto out;
