@@ -125,7 +125,12 @@ void xt_str(struct xt_w *w, const char *s, size_t n)
 	if (!next(w, XT_STR))
 		return;
 	if (w->fmt == XT_CSV) {
-		of_csv(w->o, s, n);
+		/* an empty string quoted: an empty field is NULL to DuckDB's
+		 * and other CSV readers, and a String is never NULL */
+		if (n)
+			of_csv(w->o, s, n);
+		else
+			of_mem(w->o, "\"\"", 2);
 	} else if (w->fmt == XT_JSONL) {
 		of_json_str(w->o, s, n);
 	} else {

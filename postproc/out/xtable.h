@@ -7,8 +7,9 @@
  * in xt_w.bad (a bug of the caller, reported by it), never written.
  *
  * Strings are bytes (specs/format.md "Strings"): CSV and JSON lines take
- * them through esc.h (valid UTF-8 always), RowBinary as they are (a
- * ClickHouse String is bytes). Nothing allocates; output goes through the
+ * them through esc.h (valid UTF-8 always; in CSV an empty string is "",
+ * never an empty field, which readers take for NULL), RowBinary as they
+ * are (a ClickHouse String is bytes). Nothing allocates; output goes through the
  * caller's ofast (its error convention: of_flush).
  */
 #ifndef TPP_XTABLE_H
