@@ -17,9 +17,12 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 DEB_BUILD := gcc g++ make binutils pkg-config libcbor-dev liblz4-dev libdw-dev libelf-dev libbz2-dev libtraceevent-dev
 DEB_RUN   := gnuplot-nox
 DEB_TEST  := clang libclang-rt-14-dev uftrace linux-perf python3 iproute2 util-linux e2fsprogs strace bpftrace chromium \
-             man-db groff-base nodejs
+             man-db groff-base nodejs clickhouse-server clickhouse-client curl
 # front-end consumers the tests load exports into (speedscope, driven in
-# Debian's chromium by playwright-core), pinned by tests/tools/package-lock.json
+# Debian's chromium by playwright-core; DuckDB's engine, @duckdb/node-api, a
+# prebuilt library that needs no install script), pinned by
+# tests/tools/package-lock.json. clickhouse-server: the two-shard cluster
+# tests/t-fleet.sh starts (fleet/)
 NPM_TOOLS := tests/tools
 DEB_BENCH := trace-cmd linux-perf hyperfine lttng-tools babeltrace2 bpftrace valgrind
 
