@@ -197,7 +197,7 @@ static int ev_row(void *ctx, const struct tpp_event *ev)
 	str0(x, ev->tid > 0 ? tpp_names_comm(x->names, ev->tid) : NULL, 32);
 	str0(x, ev->t && ev->t->name ? ev->t->name : "?", 256);
 	fields_json(x, ev);
-	xt_str(&x->w, x->scratch->buf, x->scratch->len);
+	xt_json(&x->w, x->scratch->buf, x->scratch->len);
 	xt_end(&x->w);
 	return 0;
 }
@@ -252,7 +252,7 @@ static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c, c
 		of_u64(o, f->args[i]);
 	}
 	of_ch(o, ']');
-	xt_str(&x->w, o->buf, o->len);
+	xt_json(&x->w, o->buf, o->len);
 	xt_u8(&x->w, (uint8_t)(c->has_ret != 0));
 	/* the return value as the return event's field says: signed where it
 	 * is s64, else its bits (ClickHouse and DuckDB reinterpret alike) */

@@ -53,6 +53,10 @@ struct xt_w {
 void xt_begin(struct xt_w *w, struct ofast *o, const struct xt_table *t, enum xt_fmt fmt);
 void xt_row(struct xt_w *w);
 void xt_str(struct xt_w *w, const char *s, size_t n);
+/* A string column whose value is JSON text the caller wrote through esc.h
+ * (valid UTF-8, no control byte): the same bytes out as xt_str, without
+ * looking for what esc.h already took care of. */
+void xt_json(struct xt_w *w, const char *s, size_t n);
 void xt_u64(struct xt_w *w, uint64_t v);
 void xt_i64(struct xt_w *w, int64_t v);
 void xt_u32(struct xt_w *w, uint32_t v);
