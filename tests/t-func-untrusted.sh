@@ -50,6 +50,27 @@ test_expect '-A under a seccomp filter that kills on process_vm_readv: the progr
 	got=$(entries t.tpp) && echo "$got" && [ "$got" = "arm=1 greet=3 main=2" ]
 '
 
+# The program sandboxes itself once it runs (the runtime's probe at load saw
+# no filter): through prctl, and through syscall(SYS_seccomp) as libseccomp
+# does. Before the runtime wrapped both, the first -A string read after the
+# filter killed the program (SIGSYS, rc 159).
+for how in late late-sys; do
+test_expect "-A, then a seccomp filter the program installs itself ($how): it lives, values recorded before it, one line" '
+	"$TRACEREC" record -A greet:who,n -o t.tpp -- "$S/w-seccomp-pg" '$how' 3 >out 2>err; rc=$?
+	cat out err; [ $rc = 0 ] && [ "$(cat out)" = "greeted 6" ] &&
+	[ "$(grep -c "warning: -A off in 1 process(es) (first: pid [0-9]*): process_vm_readv is refused" err)" = 1 ] &&
+	got=$(entries t.tpp) && echo "$got" && [ "$got" = "arm=1 greet=6 main=1" ] &&
+	"$TRACEPP" replay t.tpp >r && grep greet r &&
+	[ "$(grep -c "greet(who=\"early\", n=[0-9]) = [0-9]" r)" = 3 ] && ! grep -q "late" r
+'
+done
+
+test_expect "-A, then a seccomp filter the program installs itself that lets process_vm_readv through: the values after it are recorded too, nothing is said" '
+	"$TRACEREC" record -A greet:who,n -o t.tpp -- "$S/w-seccomp-pg" late-ok 3 >out 2>err; rc=$?
+	cat out err; [ $rc = 0 ] && [ "$(cat out)" = "greeted 6" ] && ! grep -q "A off" err &&
+	"$TRACEPP" replay t.tpp >r && grep greet r && [ "$(grep -c "greet(who=\"late\", n=[0-9]) = [0-9]" r)" = 3 ]
+'
+
 test_expect '-A without a filter on the same program: the values are there and nothing is said' '
 	"$TRACEREC" record -A greet:who,n -o t.tpp -- "$S/w-seccomp-pg" run 2 >out 2>err; rc=$?
 	cat out err; [ $rc = 0 ] && ! grep -q "A off" err &&

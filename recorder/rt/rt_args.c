@@ -20,6 +20,11 @@
 uint32_t rt_nargspec;
 static const struct tpp_rt_argspec *specs;
 static uint64_t bias;
+/* -A reads memory (strings, frame slots) in this process. */
+static int reads_memory;
+/* Memory reads are off: a seccomp filter installed after start refuses
+ * process_vm_readv (or one is being installed: rt_args_sandbox). */
+static volatile int no_reads;
 
 static long read_mem(void *buf, uintptr_t p, size_t n);
 
@@ -70,6 +75,19 @@ static int vm_readv_allowed(void)
 	return w == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+/* tracerec says so, naming the first such process. A process that put the
+ * filter in itself and then exec'd (the sandboxing launcher) was counted
+ * before the exec, under the same pid: when it is the first, not again. */
+static void count_refused(void)
+{
+	int32_t zero = 0, pid = (int32_t)getpid();
+	if (!__atomic_compare_exchange_n(&rt_hdr->args_refused_pid, &zero, pid, 0, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED) &&
+	    zero == pid)
+		return;
+	__atomic_fetch_add(&rt_hdr->args_refused, 1, __ATOMIC_RELAXED);
+}
+
 /* Values read from memory, not registers: strings, and frame slots. */
 static int needs_memory(const struct tpp_rt_argspec *s, uint32_t n)
 {
@@ -91,17 +109,34 @@ void rt_args_init(uint64_t load_bias)
 	const struct tpp_rt_argspec *tab = (const struct tpp_rt_argspec *)((const char *)h + h->args_off);
 	uint32_t n = h->nargspec > TPP_RT_ARGSPEC_MAX ? TPP_RT_ARGSPEC_MAX : h->nargspec;
 	if (needs_memory(tab, n) && !vm_readv_allowed()) {
-		/* tracerec says so, naming the first such process */
-		int32_t zero = 0;
-		__atomic_compare_exchange_n(&h->args_refused_pid, &zero, (int32_t)getpid(), 0, __ATOMIC_RELAXED,
-					    __ATOMIC_RELAXED);
-		__atomic_fetch_add(&h->args_refused, 1, __ATOMIC_RELAXED);
+		count_refused();
 		return;
 	}
 	bias = load_bias;
 	specs = tab;
+	reads_memory = needs_memory(tab, n);
 	rt_nargspec = n;
 	rt_plain = 0; /* every entry goes through rt_push, which looks its function up */
+}
+
+void rt_args_sandbox(int phase)
+{
+	if (!reads_memory || !rt_nargspec)
+		return; /* no -A here, or it reads registers only: nothing a filter can refuse */
+	if (phase == 0) {
+		/* before: a hook on another thread must not read while the filter
+		 * goes in (SECCOMP_FILTER_FLAG_TSYNC puts it on every thread) */
+		no_reads = 1;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		return;
+	}
+	if (phase == 2) {
+		/* -A is off in this process from here on; tracerec says so */
+		rt_nargspec = 0;
+		count_refused();
+		return;
+	}
+	no_reads = 0;
 }
 
 int rt_args_find(uint64_t addr)
@@ -121,30 +156,20 @@ static void read_xmm(uint64_t out[8])
 			 : "memory");
 }
 
-/* A system call without libc: the -pg hooks run on an unaligned stack. */
-static long sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-	register long r10 __asm__("r10") = d, r8 __asm__("r8") = e, r9 __asm__("r9") = f;
-	long ret;
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
 /* Bytes at p (up to n), into buf; how many could be read (<= 0: none). */
 static long read_mem(void *buf, uintptr_t p, size_t n)
 {
-	long pid = sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	if (no_reads)
+		return -1;
+	long pid = rt_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	struct iovec l = {buf, n}, r = {(void *)p, n};
-	long got = sys6(SYS_process_vm_readv, pid, (long)&l, 1, (long)&r, 1, 0);
+	long got = rt_sys6(SYS_process_vm_readv, pid, (long)&l, 1, (long)&r, 1, 0);
 	if (got < 0 && p) {
 		/* the string ends before the next page, which is not mapped */
 		size_t in_page = 4096 - (p & 4095);
 		if (in_page < n) {
 			l.iov_len = r.iov_len = in_page;
-			got = sys6(SYS_process_vm_readv, pid, (long)&l, 1, (long)&r, 1, 0);
+			got = rt_sys6(SYS_process_vm_readv, pid, (long)&l, 1, (long)&r, 1, 0);
 		}
 	}
 	return got;
@@ -220,6 +245,8 @@ void rt_args_entry(struct rt_thread *t, int spec, const uint64_t *gpr, uintptr_t
 
 void rt_args_exit(struct rt_thread *t, int spec, uint64_t rax)
 {
+	if (!rt_nargspec)
+		return; /* turned off since the entry: its values stay unpaired, not wrong */
 	const struct tpp_rt_argspec *s = &specs[spec];
 	uint64_t xmm[8];
 	read_xmm(xmm);

@@ -162,6 +162,19 @@ static inline int rt_emit(struct rt_thread *t, uint64_t ts, uint64_t addr, unsig
 	return 1;
 }
 
+/* A system call without libc (nor its errno): for the -pg hooks, which run
+ * on an unaligned stack, and for the syscall() wrapper itself. */
+static inline __attribute__((always_inline)) long rt_sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d, r8 __asm__("r8") = e, r9 __asm__("r9") = f;
+	long ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
 /* -A (rt_args.c): functions whose arguments are copied. rt_args_find: the
  * argspec of a function address, -1 if none. rt_args_entry: gpr = rdi rsi
  * rdx rcx r8 r9 (NULL under -finstrument-functions), cfa = the function's
@@ -171,6 +184,11 @@ void rt_args_init(uint64_t bias) RT_HIDDEN; /* bias: the main executable's load 
 int rt_args_find(uint64_t addr) RT_HIDDEN;
 void rt_args_entry(struct rt_thread *t, int spec, const uint64_t *gpr, uintptr_t cfa) RT_HIDDEN;
 void rt_args_exit(struct rt_thread *t, int spec, uint64_t rax) RT_HIDDEN;
+/* Around a seccomp filter the program installs (rt_seccomp.c): phase 0
+ * before (memory reads stop), 1 after a call that failed or whose filter
+ * lets reads through (they resume), 2 after one that does not (-A is off in
+ * this process from then on, counted in args_refused). */
+void rt_args_sandbox(int phase) RT_HIDDEN;
 #define RT_F_SPEC_SHIFT 24 /* frame flags: argspec + 1 in the top byte */
 
 /* Common entry/exit logic (rt_stack.c). gpr and cfa: see rt_args_entry. */
