@@ -176,6 +176,25 @@ test_expect 'io: requests per device and op as io counts them, and their p50 dev
 	PY
 '
 
+test_expect '--time-range: the window of each file, from its start: events inside it only, run slices per task add up to sched --time-range'"'"'s on-CPU time' '
+	$TRACEPP export --table=events $S/demo.tpp >all.csv &&
+	$TRACEPP export --table=events --time-range=0.2s,0.5s $S/demo.tpp >win.csv &&
+	$TRACEPP sched --format=csv --time-range=0.2s,0.5s $S/demo.tpp >s.csv 2>/dev/null &&
+	$TRACEPP export --table=sched --time-range=0.2s,0.5s $S/demo.tpp >sl.csv &&
+	python3 - <<-"PY"
+	import csv, collections
+	ts = [int(r["ts_ns"]) for r in csv.DictReader(open("all.csv", newline=""))]
+	win = [int(r["ts_ns"]) for r in csv.DictReader(open("win.csv", newline=""))]
+	lo, hi = ts[0] + 200000000, ts[0] + 500000000
+	assert win == [t for t in ts if lo <= t <= hi] and 0 < len(win) < len(ts), (len(win), len(ts))
+	sched = {r["tid"]: int(r["oncpu_ns"]) for r in csv.DictReader(open("s.csv", newline="")) if r["tid"] != "0"}
+	run = collections.Counter()
+	for r in csv.DictReader(open("sl.csv", newline="")):
+	    if r["kind"] == "run": run[r["tid"]] += int(r["dur_ns"])
+	assert sched and all(run[t] == v for t, v in sched.items()), [(t, run[t], v) for t, v in sched.items() if run[t] != v]
+	PY
+'
+
 test_expect 'net: one row per packet event, as many as the file has of net_dev_queue, net_dev_xmit and netif_receive_skb' '
 	$TRACEPP export --table=net $S/demo.tpp >net.csv &&
 	$TRACEPP export --table=events $S/demo.tpp >ev.csv &&
@@ -199,6 +218,8 @@ test_expect 'bad requests: one clear line and a non-zero exit; a damaged file is
 	head -c 30000 $S/demo.tpp >cut.tpp && $TRACEPP export --table=events cut.tpp >cut.csv 2>e6;
 	[ $? -le 1 ] && [ $(wc -l <e6) -le 2 ] &&
 	! $TRACEPP export --table=calls -o /nonexistent/dir/x.csv $S/demo.tpp 2>e7 && grep -q "/nonexistent/dir" e7 &&
+	! $TRACEPP export --table=calls --time-range=soon $S/demo.tpp 2>e8 && grep -q "bad --time-range" e8 &&
+	! $TRACEPP export --table=calls --tid=1 $S/demo.tpp 2>e9 && [ $(wc -l <e9) -le 2 ] &&
 	$TRACEPP export --help | grep -q -- "--table=T" && $TRACEPP export --help | grep -q -- "--schema=clickhouse|duckdb"
 '
 

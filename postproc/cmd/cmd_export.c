@@ -49,7 +49,7 @@
 
 static const char usage_text[] =
 	"usage: tracepp export --format=chrome|folded [OPTIONS] FILE\n"
-	"       tracepp export --table=T [--format=csv|jsonl|rowbinary] [-o FILE] FILE...\n"
+	"       tracepp export --table=T [--format=csv|jsonl|rowbinary] [-o FILE] [--time-range=R] FILE...\n"
 	"       tracepp export --table=T --schema=clickhouse|duckdb\n"
 	"The recording in another tool's format, or recordings as rows for analytics engines.\n"
 	"  --format=chrome      Chrome trace-event JSON, for Perfetto UI, chrome://tracing and\n"
@@ -63,7 +63,8 @@ static const char usage_text[] =
 	"  --func=F             only what runs under F (chrome: F's subtree; folded: the\n"
 	"                       stacks through F)\n"
 	"  --time-range=FROM,TO only this window (absolute ns, or 1.5s,2s from the start)\n"
-	"Rows for analytics engines (ClickHouse, DuckDB), every file in the order given:\n"
+	"Rows for analytics engines (ClickHouse, DuckDB), every file in the order given\n"
+	"(-o and --time-range apply, a relative range from each file's start):\n"
 	"  --table=T            T: events (every event and its fields), calls (paired calls as\n"
 	"                       replay pairs them), sched (on-CPU runs and run-queue waits), io\n"
 	"                       (block requests and their phases), net (packets), tasks (the\n"

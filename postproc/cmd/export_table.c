@@ -54,6 +54,7 @@ struct xt {
 	size_t hostlen;
 	char trace_id[17];
 	int64_t wall_off;
+	const char *range;     /* --time-range, read per file (relative times: from its start) */
 	struct ofast *scratch; /* a JSON cell (fields, args) before it goes out */
 	uint64_t cut;          /* string fields left out of a too long fields cell */
 	int err;
@@ -473,16 +474,21 @@ static int one_file(struct xt *x, const char *path)
 	x->hostlen = strlen(x->host);
 	x->wall_off = fi->wall_offset_ns;
 	trace_id(x);
+	struct an_filter f = {0};
+	if (x->range && cli_time_range("export", x->range, x->r, &f.from_ts, &f.to_ts) < 0) {
+		rc = 2;
+		goto out;
+	}
 	an_sched_init(&x->sch);
 	an_io_init(&x->io);
 	const char *t = x->t->name;
 	if (!strcmp(t, "events")) {
-		rc = an_run(x->r, NULL, 0, ev_row, x, &st);
+		rc = an_run(x->r, &f, 0, ev_row, x, &st);
 	} else if (!strcmp(t, "calls")) {
 		if ((rc = an_syms_open(&x->syms, x->names)) ||
 		    (rc = an_pair_open(&x->pair, x->ty, x->syms, x->names, &pair_ops, x)))
 			goto fail;
-		if (!(rc = an_run(x->r, NULL, 0, call_feed, x, &st)))
+		if (!(rc = an_run(x->r, &f, 0, call_feed, x, &st)))
 			an_pair_finish(x->pair);
 	} else if (!strcmp(t, "sched") || !strcmp(t, "tasks")) {
 		if (t[0] == 's') {
@@ -491,7 +497,7 @@ static int one_file(struct xt *x, const char *path)
 			x->sch.cb_ctx = x;
 		}
 		uint32_t *want = calloc(TPP_MAX_TYPES, sizeof(*want));
-		struct an_filter f = {.want = want};
+		f.want = want;
 		if (!want) {
 			rc = -ENOMEM;
 			goto fail;
@@ -499,14 +505,16 @@ static int one_file(struct xt *x, const char *path)
 		an_want_sched(x->ty, want, 1);
 		rc = an_run(x->r, &f, 0, sched_feed, x, &st);
 		free(want);
-		if (!rc && !(rc = an_sched_finish(&x->sch, st.last_ts)) && t[0] == 't')
+		/* as tracepp sched: what still runs is charged up to the window's end */
+		uint64_t end = f.to_ts && f.to_ts < st.last_ts ? f.to_ts : st.last_ts;
+		if (!rc && !(rc = an_sched_finish(&x->sch, end)) && t[0] == 't')
 			task_rows(x);
 	} else if (!strcmp(t, "io")) {
 		x->io.on_req = on_req;
 		x->io.cb_ctx = x;
-		rc = an_run(x->r, NULL, 0, io_feed, x, &st);
+		rc = an_run(x->r, &f, 0, io_feed, x, &st);
 	} else {
-		rc = an_run(x->r, NULL, 0, net_feed, x, &st);
+		rc = an_run(x->r, &f, 0, net_feed, x, &st);
 	}
 	if (rc)
 		goto fail;
@@ -581,6 +589,7 @@ int export_table(int argc, char **argv)
 					   {"format", required_argument, 0, 'f'},
 					   {"schema", required_argument, 0, 'S'},
 					   {"output", required_argument, 0, 'o'},
+					   {"time-range", required_argument, 0, 'r'},
 					   {0, 0, 0, 0}};
 	struct xt x;
 	memset(&x, 0, sizeof(x));
@@ -617,8 +626,11 @@ int export_table(int argc, char **argv)
 		case 'o':
 			out_path = optarg;
 			break;
+		case 'r':
+			x.range = optarg;
+			break;
 		default:
-			return usage("%s", "only --table, --format, --schema and -o go with --table");
+			return usage("%s", "only --table, --format, --schema, --time-range and -o go with --table");
 		}
 	}
 	if (!table) {
