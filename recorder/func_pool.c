@@ -29,13 +29,17 @@
  * compare-and-swap on the free stack tracerec pushes to, and the chunk
  * header's cache line from the CPU that read it) every ~500 calls instead
  * of every ~125, which cut a 10 M-call run's CPU by ~12% against one page
- * per chunk; 300 threads alive at once hold 4.7 MiB. A pool with fewer
+ * per chunk. A thread's first chunk is a small one (one page): 1000 idle
+ * threads hold 4 MiB, not 16 (SMALL_PART). A pool with fewer
  * than 1024 of them halves the size down to one page (a short thread needs
  * one). $TPP_FUNC_CHUNK (bytes, a multiple of 4096) overrides it, for
  * measurements. */
 #define CHUNK_DEF 16384u
 #define CHUNK_FEW 1024u
 #define CHUNK_MIN 4096u
+/* Of the chunks' room, the part in small chunks (a thread's first): 1/8 of
+ * the default 64 MiB is 2048 threads at one page each. */
+#define SMALL_PART 8u
 #define POOL_MIN (1u << 20)
 #define PROCS_MAX 64u
 /* A live thread that made no call for this long is asked whether it still
@@ -70,8 +74,9 @@ struct tslot {
 
 /* The layout as layout() made it: sizes and offsets into the mapping. */
 struct pool_layout {
-	uint64_t chunks_off, chunk_bytes, threads_off, procs_off;
-	uint32_t nchunks, chunk_recs, nthreads, nprocs;
+	uint64_t chunks_off, chunk_bytes, threads_off, procs_off, small_off;
+	uint32_t nchunks, chunk_recs, nthreads, nprocs, nsmall, small_recs;
+	uint32_t nall; /* chunk indexes: nsmall small ones, then nchunks big ones */
 };
 
 struct func_pool {
@@ -104,16 +109,28 @@ static struct tpp_rt_thread *thread_at(const struct func_pool *p, uint32_t i)
 }
 static struct tpp_rt_chunk *chunk_at(const struct func_pool *p, uint32_t i)
 {
+	if (i < p->l.nsmall)
+		return (struct tpp_rt_chunk *)((char *)p->h + p->l.small_off + (uint64_t)i * TPP_RT_SMALL_BYTES);
+	i -= p->l.nsmall;
 	return (struct tpp_rt_chunk *)((char *)p->h + p->l.chunks_off + (uint64_t)i * p->l.chunk_bytes);
+}
+static uint32_t chunk_recs(const struct func_pool *p, uint32_t i)
+{
+	return i < p->l.nsmall ? p->l.small_recs : p->l.chunk_recs;
 }
 static struct tpp_rt_proc *proc_at(const struct func_pool *p, uint32_t i)
 {
 	return (struct tpp_rt_proc *)((char *)p->h + p->l.procs_off + (uint64_t)i * sizeof(struct tpp_rt_proc));
 }
 /* Free-stack links (tpp_rt_push), found by the private layout: base is the pool. */
-static uint32_t *chunk_link(void *base, uint32_t i)
+static uint32_t *small_link(void *base, uint32_t i)
 {
 	return &chunk_at(base, i)->free_next;
+}
+static uint32_t *big_link(void *base, uint32_t i)
+{
+	const struct func_pool *p = base;
+	return &chunk_at(p, p->l.nsmall + i)->free_next;
 }
 static uint32_t *thread_link(void *base, uint32_t i)
 {
@@ -145,14 +162,23 @@ static int layout(struct tpp_rt_hdr *h, uint64_t budget)
 	h->nprocs = (uint32_t)(nprocs > PROCS_MAX ? PROCS_MAX : nprocs < 2 ? 2 : nprocs);
 	h->procs_off = off;
 	off += ((uint64_t)h->nprocs * sizeof(struct tpp_rt_proc) + 4095) & ~4095ull;
+	/* Big chunks are for busy threads; a thread's first chunk is a small
+	 * one (one page), so that idle threads hold 4 KiB each, not a big
+	 * chunk: SMALL_PART of the room, when chunks are big. */
+	uint64_t room = budget > off ? budget - off : 0;
+	uint64_t small_room = chunk > TPP_RT_SMALL_BYTES ? room / SMALL_PART : 0;
 	/* one descriptor per chunk, and some for threads that find the pool
 	 * empty: their losses are then still counted per thread */
-	uint64_t nthreads = (budget - off) / chunk + 256;
+	uint64_t nthreads = small_room / TPP_RT_SMALL_BYTES + (room - small_room) / chunk + 256;
 	h->threads_off = off;
 	off += (nthreads * sizeof(struct tpp_rt_thread) + 4095) & ~4095ull;
 	if (off + 8 * chunk > budget)
 		return -ENOSPC;
 	h->nthreads = (uint32_t)nthreads;
+	h->small_off = off;
+	h->nsmall = (uint32_t)(small_room / TPP_RT_SMALL_BYTES);
+	h->small_recs = (TPP_RT_SMALL_BYTES - TPP_RT_CHUNK_HDR) / sizeof(struct tpp_rt_rec);
+	off += (uint64_t)h->nsmall * TPP_RT_SMALL_BYTES;
 	h->chunks_off = off;
 	h->chunk_bytes = chunk;
 	h->chunk_recs = (uint32_t)((chunk - TPP_RT_CHUNK_HDR) / sizeof(struct tpp_rt_rec));
@@ -206,9 +232,10 @@ int func_pool_new(struct func_pool **pp, uint64_t budget, char *err, size_t errl
 		return -ENOSPC;
 	}
 	struct tpp_rt_hdr *h = p->h;
-	p->l = (struct pool_layout){h->chunks_off, h->chunk_bytes, h->threads_off, h->procs_off,
-				    h->nchunks,    h->chunk_recs,  h->nthreads,    h->nprocs};
-	p->wake_batch = p->l.nchunks / 16;
+	p->l = (struct pool_layout){h->chunks_off, h->chunk_bytes, h->threads_off, h->procs_off, h->small_off,
+				    h->nchunks,    h->chunk_recs,  h->nthreads,    h->nprocs,    h->nsmall,
+				    h->small_recs, h->nsmall + h->nchunks};
+	p->wake_batch = p->l.nall / 16;
 	p->wake_batch = p->wake_batch > WAKE_BATCH_MAX ? WAKE_BATCH_MAX : p->wake_batch ? p->wake_batch : 1;
 	p->ts = calloc(p->l.nthreads, sizeof(*p->ts));
 	p->proc_gen = calloc(p->l.nprocs, sizeof(*p->proc_gen));
@@ -246,7 +273,9 @@ static void wake_writers(struct func_pool *p)
 
 static void put_chunk(struct func_pool *p, uint32_t i)
 {
-	if (tpp_rt_push(&p->h->free_chunks, i, chunk_link, p) < 0)
+	int r = i < p->l.nsmall ? tpp_rt_push(&p->h->free_small, i, small_link, p)
+				: tpp_rt_push(&p->h->free_chunks, i - p->l.nsmall, big_link, p);
+	if (r < 0)
 		p->damaged++;
 	if (++p->freed >= p->wake_batch)
 		wake_writers(p);
@@ -448,18 +477,18 @@ static int drain_thread(struct func_pool *p, const struct func_sink *k, uint32_t
 		uint32_t f = __atomic_load_n(&d->first, __ATOMIC_ACQUIRE);
 		if (f == TPP_RT_NONE)
 			return 0;
-		if (f >= p->l.nchunks)
+		if (f >= p->l.nall)
 			return broken(p, st);
 		st->cur = f + 1;
 		st->rd = 0;
 		st->cur_lost_done = 0;
 	}
-	for (uint32_t steps = 0; steps <= p->l.nchunks; steps++) {
+	for (uint32_t steps = 0; steps <= p->l.nall; steps++) {
 		struct tpp_rt_chunk *c = chunk_at(p, st->cur - 1);
 		/* next before used: a chunk with a successor has published its last record */
 		uint32_t nx = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
 		uint64_t used = __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
-		if (used > p->l.chunk_recs || used < st->rd || __atomic_load_n(&c->owner, __ATOMIC_RELAXED) != i)
+		if (used > chunk_recs(p, st->cur - 1) || used < st->rd || __atomic_load_n(&c->owner, __ATOMIC_RELAXED) != i)
 			return broken(p, st);
 		if (!st->cur_lost_done) {
 			st->cur_lost_done = 1;
@@ -489,7 +518,7 @@ static int drain_thread(struct func_pool *p, const struct func_sink *k, uint32_t
 		}
 		if (nx == TPP_RT_NONE)
 			return 0;
-		if (nx >= p->l.nchunks || nx == st->cur - 1)
+		if (nx >= p->l.nall || nx == st->cur - 1)
 			return broken(p, st);
 		put_chunk(p, st->cur - 1);
 		st->cur = nx + 1;
@@ -592,10 +621,12 @@ int func_pool_finish(struct func_pool *p, const struct func_sink *k)
 	struct tpp_rt_hdr *h = p->h;
 	/* Never read after the start, but a layout that changed says the
 	 * command wrote over the pool: the user hears of it. */
-	const uint64_t now[] = {h->chunks_off, h->chunk_bytes, h->threads_off, h->procs_off,
-				h->nchunks,    h->chunk_recs,  h->nthreads,    h->nprocs};
-	const uint64_t was[] = {p->l.chunks_off, p->l.chunk_bytes, p->l.threads_off, p->l.procs_off,
-				p->l.nchunks,    p->l.chunk_recs,  p->l.nthreads,    p->l.nprocs};
+	const uint64_t now[] = {h->chunks_off, h->chunk_bytes, h->threads_off, h->procs_off, h->small_off,
+				h->nchunks,    h->chunk_recs,  h->nthreads,    h->nprocs,    h->nsmall,
+				h->small_recs};
+	const uint64_t was[] = {p->l.chunks_off, p->l.chunk_bytes, p->l.threads_off, p->l.procs_off, p->l.small_off,
+				p->l.nchunks,    p->l.chunk_recs,  p->l.nthreads,    p->l.nprocs,    p->l.nsmall,
+				p->l.small_recs};
 	for (size_t i = 0; i < sizeof(now) / sizeof(now[0]); i++)
 		p->damaged += now[i] != was[i];
 	/* Nobody reads the pool any more: writers drop at once from now on. */

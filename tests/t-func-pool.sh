@@ -57,6 +57,21 @@ test_expect '1000 threads started one after another: every one traced, with all 
 	[ -z "$(lost_per_thread t.tpp)" ]
 '
 
+test_expect '400 threads alive at once after one call each: each holds one page of the pool (a small first chunk), not a big chunk; all traced' '
+	"$TRACEREC" record -q -o t.tpp -- "$S/s-many-threads-pg" 400 1 conc "$PWD/go" >/dev/null 2>err &
+	rec=$!
+	for i in $(seq 400); do
+		p=$(pgrep -P $rec -f s-many-threads) && [ "$(awk "/^Threads:/ {print \$2}" /proc/$p/status)" = 401 ] && break
+		sleep 0.05
+	done
+	st=$(pool_stat $rec); touch go; wait $rec; rc=$?
+	cat err; echo "pool: $st (size, bytes allocated, mode)"
+	# 400 pages of chunks, the rest (header, descriptors, maps) well under 1 MiB;
+	# big first chunks (16 KiB) would be 6.5 MB
+	set -- $st && [ $rc = 0 ] && [ "$2" -le $((400 * 4096 + (1 << 20))) ] &&
+	per_thread t.tpp >n.txt && [ "$(grep -c "^[0-9]* 2 2 1$" n.txt)" = 400 ] && [ -z "$(lost_per_thread t.tpp)" ]
+'
+
 test_expect '300 threads at once, 64 MiB budget, recorder stopped meanwhile (SIGSTOP): the pool runs out, the program finishes after at most one wait per thread, every record is in the file or counted lost in its thread, memory never above the budget' '
 	budget=$((64 << 20))
 	"$TRACEREC" record -b $((64 / NCPU))M -o t.tpp -- "$S/s-many-threads-pg" 300 20000 conc "$PWD/go" >/dev/null 2>err &

@@ -101,27 +101,51 @@ static void copy_maps(struct tpp_rt_proc *p)
 	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE);
 }
 
+/* i: small chunks first, then big ones (tpp_rt_abi.h) */
 static struct tpp_rt_chunk *chunk_at(uint32_t i)
 {
+	if (i < rt_lay.nsmall)
+		return (struct tpp_rt_chunk *)((char *)rt_hdr + rt_lay.small_off + (uint64_t)i * TPP_RT_SMALL_BYTES);
+	i -= rt_lay.nsmall;
 	return (struct tpp_rt_chunk *)((char *)rt_hdr + rt_lay.chunks_off + (uint64_t)i * rt_lay.chunk_bytes);
 }
 static struct tpp_rt_thread *thread_at(uint32_t i)
 {
 	return (struct tpp_rt_thread *)((char *)rt_hdr + rt_lay.threads_off + (uint64_t)i * sizeof(struct tpp_rt_thread));
 }
-static uint32_t *chunk_link(void *unused, uint32_t i)
+static uint32_t *small_link(void *unused, uint32_t i)
 {
 	(void)unused;
 	return &chunk_at(i)->free_next;
+}
+static uint32_t *big_link(void *unused, uint32_t i)
+{
+	(void)unused;
+	return &chunk_at(rt_lay.nsmall + i)->free_next;
 }
 static uint32_t *thread_link(void *unused, uint32_t i)
 {
 	(void)unused;
 	return &thread_at(i)->free_next;
 }
-static uint32_t pop_chunk(void)
+static uint32_t pop_small(void)
 {
-	return tpp_rt_pop(&rt_hdr->free_chunks, rt_lay.nchunks, chunk_link, NULL);
+	return tpp_rt_pop(&rt_hdr->free_small, rt_lay.nsmall, small_link, NULL);
+}
+static uint32_t pop_big(void)
+{
+	uint32_t i = tpp_rt_pop(&rt_hdr->free_chunks, rt_lay.nchunks, big_link, NULL);
+	return i == TPP_RT_NONE ? i : rt_lay.nsmall + i;
+}
+/* A thread's first chunk is a small one: most threads of a big server are
+ * idle, and hold one page each. Its next ones are big. Either size will do
+ * when the other has run out. */
+static uint32_t pop_chunk(int first)
+{
+	uint32_t i = first ? pop_small() : pop_big();
+	if (i == TPP_RT_NONE)
+		i = first ? pop_big() : pop_small();
+	return i;
 }
 
 static int maps_lock;
@@ -207,7 +231,7 @@ static uint32_t wait_chunk(struct rt_thread *t, struct tpp_rt_hdr *h)
 		/* announced before the last look: tracerec bumps free_seq after
 		 * giving back and then looks at waiters (both seq_cst) */
 		__atomic_fetch_add(&h->waiters, 1, __ATOMIC_SEQ_CST);
-		i = pop_chunk();
+		i = pop_chunk(!t->chunk);
 		if (i == TPP_RT_NONE && !__atomic_load_n(&h->closing, __ATOMIC_RELAXED)) {
 			uint64_t left = moved + budget - now;
 			if (left > t0 + cap - now)
@@ -217,7 +241,7 @@ static uint32_t wait_chunk(struct rt_thread *t, struct tpp_rt_hdr *h)
 		}
 		__atomic_fetch_sub(&h->waiters, 1, __ATOMIC_RELAXED);
 		now = (uint64_t)rt_now_mono(0);
-		if (i != TPP_RT_NONE || (i = pop_chunk()) != TPP_RT_NONE)
+		if (i != TPP_RT_NONE || (i = pop_chunk(!t->chunk)) != TPP_RT_NONE)
 			break;
 		uint32_t s2 = __atomic_load_n(&h->free_seq, __ATOMIC_ACQUIRE);
 		if (s2 != seq)
@@ -246,7 +270,7 @@ long rt_next_chunk(void *v)
 	 * ETIMEDOUT/EAGAIN (and madvise's EINVAL on old kernels) must not reach
 	 * the errno a traced function is about to return to its caller. */
 	int saved_errno = errno;
-	uint32_t i = pop_chunk();
+	uint32_t i = pop_chunk(!t->chunk);
 	if (i == TPP_RT_NONE)
 		i = wait_chunk(t, h);
 	if (i == TPP_RT_NONE) {
@@ -254,7 +278,8 @@ long rt_next_chunk(void *v)
 		return 0;
 	}
 	struct tpp_rt_chunk *c = chunk_at(i);
-	if (!c->pad[0] && rt_lay.chunk_bytes > 4096) {
+	int big = i >= rt_lay.nsmall;
+	if (!c->pad[0] && big && rt_lay.chunk_bytes > 4096) {
 		/* A chunk of several pages never used before: they come in with
 		 * one call, not one page fault per 256 records of the hot path
 		 * (each costs microseconds in a VM). Reused chunks have them. */
@@ -279,6 +304,7 @@ long rt_next_chunk(void *v)
 	t->recs = tpp_rt_chunk_recs(c);
 	t->used = &c->used;
 	t->head = 0;
+	t->cap = big ? rt_lay.chunk_recs : rt_lay.small_recs;
 	rt_set_limit(t);
 	errno = saved_errno;
 	return 1;
@@ -389,6 +415,8 @@ static struct tpp_rt_hdr *map_pool(size_t *len)
 	if (c.magic != TPP_RT_MAGIC || c.version != TPP_RT_VERSION || c.total_bytes != n || !c.nchunks ||
 	    !c.nthreads || c.chunk_bytes != TPP_RT_CHUNK_HDR + (uint64_t)c.chunk_recs * 16 ||
 	    c.chunks_off + (uint64_t)c.nchunks * c.chunk_bytes > n ||
+	    (c.nsmall && (c.small_recs != (TPP_RT_SMALL_BYTES - TPP_RT_CHUNK_HDR) / 16 ||
+			  c.small_off + (uint64_t)c.nsmall * TPP_RT_SMALL_BYTES > n)) ||
 	    c.threads_off + (uint64_t)c.nthreads * sizeof(struct tpp_rt_thread) > n ||
 	    c.procs_off + (uint64_t)c.nprocs * sizeof(struct tpp_rt_proc) > n ||
 	    c.filter_off + (uint64_t)TPP_RT_FILTER_MAX * sizeof(struct tpp_rt_filter) > n ||
@@ -396,8 +424,8 @@ static struct tpp_rt_hdr *map_pool(size_t *len)
 		munmap(h, (size_t)n);
 		return NULL;
 	}
-	rt_lay = (struct rt_layout){c.chunks_off, c.chunk_bytes, c.threads_off, c.procs_off,
-				    c.nchunks,    c.chunk_recs,  c.nthreads,    c.nprocs};
+	rt_lay = (struct rt_layout){c.chunks_off, c.chunk_bytes, c.threads_off, c.procs_off, c.small_off,
+				    c.nchunks,    c.chunk_recs,  c.nthreads,    c.nprocs,    c.nsmall, c.small_recs};
 	*len = (size_t)n;
 	return h;
 }

@@ -67,6 +67,7 @@ struct rt_thread {
 	struct tpp_rt_thread *slot; /* this thread's descriptor; NULL: none (yet) */
 	struct tpp_rt_chunk *chunk; /* NULL: none yet, or none was free */
 	uint32_t slot_idx;
+	uint32_t cap; /* records the current chunk holds */
 	int only_depth;
 	int dead; /* no descriptor, or the thread is exiting: record nothing */
 	int nested;  /* a return hook inside a hook a signal interrupted: bookkeeping only */
@@ -86,8 +87,8 @@ extern struct tpp_rt_hdr *rt_hdr RT_HIDDEN;
  * mapped: a process of the command that writes over the header later
  * moves no write of this one. */
 struct rt_layout {
-	uint64_t chunks_off, chunk_bytes, threads_off, procs_off;
-	uint32_t nchunks, chunk_recs, nthreads, nprocs;
+	uint64_t chunks_off, chunk_bytes, threads_off, procs_off, small_off;
+	uint32_t nchunks, chunk_recs, nthreads, nprocs, nsmall, small_recs;
 };
 extern struct rt_layout rt_lay RT_HIDDEN;
 extern int rt_clock_tsc RT_HIDDEN;

@@ -60,7 +60,7 @@ static uint32_t filter_flags(uint64_t addr)
 
 void rt_set_limit(struct rt_thread *t)
 {
-	t->limit = t->dead || !rt_plain || !t->chunk ? 0 : rt_lay.chunk_recs;
+	t->limit = t->dead || !rt_plain || !t->chunk ? 0 : t->cap;
 }
 
 /* Counted where the thread's stream will show it: in the next chunk's
@@ -82,7 +82,7 @@ int rt_emit_slow(struct rt_thread *t, uint64_t ts, uint64_t word)
 {
 	if (t->dead || !t->slot)
 		return 0;
-	if (!t->chunk || t->head >= rt_lay.chunk_recs) {
+	if (!t->chunk || t->head >= t->cap) {
 		if (!rt_sse_call(rt_next_chunk, t)) {
 			if ((unsigned)(word >> TPP_RT_KIND_SHIFT) == TPP_RT_DATA) {
 				/* an -A value is not an event: counted apart */

@@ -5,8 +5,11 @@
  *
  * The memory is one bounded pool: its size (total_bytes) is the whole budget
  * whatever the number of threads. It holds the header, the -F/-N filter
- * table, the -A table, one maps copy per process, thread descriptors and fixed-size
- * chunks of records.
+ * table, the -A table, one maps copy per process, thread descriptors and
+ * chunks of records of two sizes: small ones (one page) that a thread takes
+ * first, and big ones (chunk_bytes) for the chunks after: a thread that
+ * made a few calls holds one page, a busy one takes a chunk every ~500
+ * calls. Either kind is taken when the other has run out.
  *
  * Invariants:
  *  - tracerec fills the header before the command starts; afterwards the
@@ -42,7 +45,7 @@
 #include <stdint.h>
 
 #define TPP_RT_MAGIC 0x3274725f707074ULL /* "tpp_rt2" */
-#define TPP_RT_VERSION 4
+#define TPP_RT_VERSION 5
 #define TPP_RT_ENV_FD "TPP_RT_FD"
 #define TPP_RT_NONE 0xffffffffu
 
@@ -101,6 +104,7 @@ struct tpp_rt_chunk {
 	uint32_t pad[4]; /* pad[0]: the runtime's "pages populated" mark */
 };
 #define TPP_RT_CHUNK_HDR 64
+#define TPP_RT_SMALL_BYTES 4096 /* a small chunk: header + 252 records */
 
 /* One process: its executable mappings as /proc/PID/maps text, copied by the
  * runtime at start and again at exit, so tracerec has them after the process
@@ -182,8 +186,14 @@ struct tpp_rt_hdr {
 	uint32_t has_only;   /* some -F filter exists */
 	uint32_t nargspec;   /* -A: entries at args_off (same executable as the filters) */
 	uint64_t args_off;
+	/* Chunk indexes: [0, nsmall) small chunks (TPP_RT_SMALL_BYTES each,
+	 * small_recs records) at small_off, then [nsmall, nsmall + nchunks) big
+	 * ones at chunks_off. nsmall 0: one size. */
+	uint64_t small_off;
+	uint32_t nsmall, small_recs;
 	/* runtime-owned, each on its own cache line */
-	struct tpp_rt_stack free_chunks __attribute__((aligned(64)));
+	struct tpp_rt_stack free_chunks __attribute__((aligned(64))); /* big: index - nsmall */
+	struct tpp_rt_stack free_small __attribute__((aligned(64)));
 	struct tpp_rt_stack free_threads __attribute__((aligned(64)));
 	uint32_t next_proc __attribute__((aligned(64)));
 	uint32_t pad2;

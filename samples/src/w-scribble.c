@@ -52,6 +52,10 @@ static void scribble_header(struct tpp_rt_hdr *h)
 	h->chunk_bytes = 1ull << 40;
 	h->nchunks = 0xfffffff0u;
 	h->chunk_recs = 0xfffffff0u;
+	h->small_off = 1ull << 46;
+	h->nsmall = 0xfffffff0u;
+	h->small_recs = 0xfffffff0u;
+	h->free_small.fresh = UINT64_MAX;
 	h->nthreads = 0xfffffff0u;
 	h->nprocs = 0xfffffff0u;
 	h->free_threads.fresh = UINT64_MAX;
@@ -63,9 +67,10 @@ static void scribble_header(struct tpp_rt_hdr *h)
 static void scribble_slots(struct tpp_rt_hdr *h, size_t len)
 {
 	/* the layout is still the real one here: the header was left alone */
-	uint64_t nt = h->nthreads, nc = h->nchunks, np = h->nprocs;
+	uint64_t nt = h->nthreads, nc = h->nchunks, np = h->nprocs, ns = h->nsmall;
 	if (h->threads_off + nt * sizeof(struct tpp_rt_thread) > len ||
-	    h->chunks_off + nc * h->chunk_bytes > len || h->procs_off + np * sizeof(struct tpp_rt_proc) > len)
+	    h->chunks_off + nc * h->chunk_bytes > len || h->procs_off + np * sizeof(struct tpp_rt_proc) > len ||
+	    h->small_off + ns * TPP_RT_SMALL_BYTES > len)
 		return;
 	for (uint64_t i = 0; i < nt; i++) {
 		struct tpp_rt_thread *d = (struct tpp_rt_thread *)((char *)h + h->threads_off) + i;
@@ -75,8 +80,9 @@ static void scribble_slots(struct tpp_rt_hdr *h, size_t len)
 		if (d->state != TPP_RT_THREAD_FREE)
 			d->state = 77;
 	}
-	for (uint64_t i = 0; i < nc; i++) {
-		struct tpp_rt_chunk *c = (struct tpp_rt_chunk *)((char *)h + h->chunks_off + i * h->chunk_bytes);
+	for (uint64_t i = 0; i < ns + nc; i++) {
+		struct tpp_rt_chunk *c = (struct tpp_rt_chunk *)((char *)h + (i < ns ? h->small_off + i * TPP_RT_SMALL_BYTES
+										       : h->chunks_off + (i - ns) * h->chunk_bytes));
 		c->used = UINT64_MAX - i;
 		c->next = 0x7ffffff0u;
 		c->owner = 0xfffffff0u;
@@ -88,7 +94,7 @@ static void scribble_slots(struct tpp_rt_hdr *h, size_t len)
 		p->gen += 2;
 	}
 	printf("slots: %llu descriptors, %llu chunks, %llu process copies written over\n", (unsigned long long)nt,
-	       (unsigned long long)nc, (unsigned long long)np);
+	       (unsigned long long)(ns + nc), (unsigned long long)np);
 }
 
 int main(int argc, char **argv)
