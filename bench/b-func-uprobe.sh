@@ -12,7 +12,8 @@
 # call = median of (variant - the untraced loop of the same round) / calls.
 # Usage: bench/b-func-uprobe.sh [BUILD_DIR]   (NU=calls, RUNS; TRACEREC_B=an
 # other tracerec to measure beside, e.g. main's build; ARGS="sp=%sp ..."
-# adds a tracefs variant with those fetchargs on the entry probe)
+# adds a tracefs variant with those fetchargs on the entry probe, and RARGS
+# those on the return probe)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-${TPP_B:-$TOP/build}}" && pwd); P=$B/samples/s-calls; NU=${NU:-20000}; RUNS=${RUNS:-11}
@@ -31,9 +32,9 @@ have_bt=0; command -v bpftrace >/dev/null && [ "$(id -u)" = 0 ] && have_bt=1
 [ $have_bt = 1 ] || echo "# bpftrace missing (or not root): its rows are skipped"
 get() { awk -v k=$1 '$1==k {print $2}' $W/err; }
 run() { "$@" >/dev/null 2>$W/err; }
-# probes_on [FETCHARGS]: the pair in a private instance, read by cat per CPU
+# probes_on [ENTRY_FETCHARGS [RETURN_FETCHARGS]]: the pair in a private instance, read by cat per CPU
 probes_on() {
-	echo "p:$G/leaf $P:$off${1:+ $1}" >>$TFS/uprobe_events; echo "r:$G/leaf_ret $P:$off" >>$TFS/uprobe_events
+	echo "p:$G/leaf $P:$off${1:+ $1}" >>$TFS/uprobe_events; echo "r:$G/leaf_ret $P:$off${2:+ $2}" >>$TFS/uprobe_events
 	mkdir $TFS/instances/$G; echo 1 >$TFS/instances/$G/events/$G/enable
 	for c in $TFS/instances/$G/per_cpu/cpu*; do cat $c/trace_pipe_raw >/dev/null & CATS="$CATS $!"; done
 }
@@ -53,7 +54,7 @@ bt_off() { for k in $(seq 60); do kill -INT $BT 2>/dev/null || break; sleep 0.3;
 for i in $(seq $RUNS); do
 	run "$P" $NU x; echo "plain $(get loop_ns) $(get loop_cpu_ns)"
 	probes_on; run "$P" $NU x; probes_off; echo "tracefs $(get loop_ns) $(get loop_cpu_ns)"
-	if [ -n "${ARGS:-}" ]; then probes_on "$ARGS"; run "$P" $NU x; probes_off; echo "tracefs+args $(get loop_ns) $(get loop_cpu_ns)"; fi
+	if [ -n "${ARGS:-}" ]; then probes_on "$ARGS" "${RARGS:-}"; run "$P" $NU x; probes_off; echo "tracefs+args $(get loop_ns) $(get loop_cpu_ns)"; fi
 	if [ $have_bt = 1 ] && bt_on; then
 		run "$P" $NU x; bt_off
 		# a count short of the calls is not a measurement of them
@@ -87,4 +88,11 @@ for peer in ("tracefs", "bpftrace", "tracerec_b"):
         print("uprobe.ratio_vs_%s: wall %.2f cpu %.2f (target <= 1)" % (peer, med["tracerec"][0] / med[peer][0], med["tracerec"][1] / med[peer][1]))
 if "tracefs+args" in med and "tracefs" in med:
     print("uprobe.fetchargs_cost: %.0f ns per call cpu (%s)" % (med["tracefs+args"][1] - med["tracefs"][1], sys.argv[2]))
-' $NU "${ARGS:-}" <$W/raw
+# A/B pairs measured in the same round: the median of the differences
+# sees through a load that moves every variant of a round alike
+for a, b in (("tracefs+args", "tracefs"), ("tracerec", "tracerec_b"), ("tracerec", "tracefs")):
+    if d[a] and len(d[a]) == len(d[b]):
+        diff = sorted(x[1] - y[1] for x, y in zip(d[a], d[b]))
+        print("uprobe.paired.%s_minus_%s: cpu %.0f ns per call (%.0f..%.0f, %d rounds)"
+              % (a, b, statistics.median(diff), diff[0], diff[-1], len(diff)))
+' $NU "${ARGS:-}${RARGS:+ / return: $RARGS}" <$W/raw
