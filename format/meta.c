@@ -96,6 +96,15 @@ int parse_header(struct tpp_reader *r, const uint8_t *p, size_t n)
 	in->clock = ct_strdup(ct_map_get(h, "clock"));
 	in->ncpus = (int32_t)ct_int(ct_map_get(h, "ncpus"), NULL);
 	in->wall_offset_ns = ct_int(ct_map_get(h, "wall_offset_ns"), NULL);
+	/* newer writers say when (mono) the offset was taken and its error */
+	int okm = 1, oke = 1;
+	r->hdr_clock.offset_ns = in->wall_offset_ns;
+	r->hdr_clock.mono_ns = (uint64_t)ct_int(ct_map_get(h, "wall_offset_mono_ns"), &okm);
+	r->hdr_clock.err_ns = ct_int(ct_map_get(h, "wall_offset_err_ns"), &oke);
+	if (!okm)
+		r->hdr_clock.mono_ns = 0;
+	if (!oke || r->hdr_clock.err_ns < 0)
+		r->hdr_clock.err_ns = -1;
 	const struct ct_node *cl = ct_map_get(h, "cmdline");
 	if (ct_is(cl, CB_ARRAY)) {
 		size_t k = cl->v;
@@ -295,6 +304,15 @@ static int add_record(struct tpp_reader *r, const struct ct_node *m)
 		me->lost_total += l->count;
 		return 0;
 	}
+	if (!strcmp(k, "clock")) {
+		struct tpp_clock_sample cs;
+		cs.mono_ns = (uint64_t)ct_int(ct_map_get(m, "mono"), &ok);
+		cs.offset_ns = ct_int(ct_map_get(m, "offset"), &ok);
+		cs.err_ns = ct_int(ct_map_get(m, "err"), &ok);
+		if (!ok || !cs.mono_ns || cs.err_ns < 0)
+			return -1;
+		return tpp_clock_add(&r->clock, &cs);
+	}
 	if (!strcmp(k, "note")) {
 		const struct ct_node *kv = ct_map_get(m, "kv");
 		if (!ct_is(kv, CB_MAP))
@@ -357,6 +375,11 @@ int load_meta(struct tpp_reader *r)
 	}
 	ct_free(&t);
 	free(raw);
+	/* the time base: the header's sample joins the records when it says
+	 * when it was taken; alone (an older file) it is the only one */
+	if (r->hdr_clock.mono_ns || (!r->clock.n && r->hdr_clock.offset_ns))
+		tpp_clock_add(&r->clock, &r->hdr_clock);
+	tpp_clock_done(&r->clock);
 	return 0;
 }
 
@@ -379,6 +402,7 @@ void free_header(struct tpp_reader *r)
 
 void free_meta(struct tpp_reader *r)
 {
+	tpp_clock_free(&r->clock);
 	struct tpp_meta *m = &r->meta;
 	free(m->tasks);
 	for (size_t i = 0; i < m->nmmaps; i++)

@@ -395,6 +395,7 @@ const struct tpp_chunk *tpp_r_chunk(const struct tpp_reader *r, size_t i) { retu
 size_t tpp_r_nstreams(const struct tpp_reader *r) { return r->nstreams; }
 const struct tpp_stream_info *tpp_r_stream(const struct tpp_reader *r, size_t i) { return i < r->nstreams ? &r->streams[i] : NULL; }
 const struct tpp_meta *tpp_r_meta(const struct tpp_reader *r) { return &r->meta; }
+const struct tpp_clock *tpp_r_clock(const struct tpp_reader *r) { return &r->clock; }
 
 const struct tpp_type *tpp_r_type(const struct tpp_reader *r, uint16_t id)
 {

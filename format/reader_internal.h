@@ -18,6 +18,8 @@ struct tpp_reader {
 	struct tpp_stream_info *streams;
 	size_t nstreams, streams_cap;
 	struct tpp_meta meta;
+	struct tpp_clock clock;             /* built by load_meta */
+	struct tpp_clock_sample hdr_clock;  /* the header's offset, mono_ns 0 if not said */
 	size_t caps[5]; /* capacities of meta's arrays */
 	uint8_t *scratch;
 	size_t scap;

@@ -73,6 +73,35 @@ union tpp_val {
 	} s;
 };
 
+/* ---------------------------------------------------------------- time base
+ * Every timestamp is CLOCK_MONOTONIC; the file also holds samples of
+ * CLOCK_REALTIME - CLOCK_MONOTONIC (specs/format.md, "Time base") so that
+ * files of several hosts can be put on one wall clock. */
+struct tpp_clock_sample {
+	uint64_t mono_ns;  /* CLOCK_MONOTONIC when taken; 0: not known (older files) */
+	int64_t offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC then */
+	int64_t err_ns;    /* how far the offset may be off either way; -1: not known */
+};
+struct tpp_clock {
+	size_t n, cap;
+	struct tpp_clock_sample *s; /* sorted by mono_ns, one per mono_ns */
+};
+/* Takes one sample now: the tightest of a few monotonic-realtime-monotonic
+ * brackets, the error half of it. 0 or -errno. */
+int tpp_clock_measure(struct tpp_clock_sample *s);
+/* The wall-clock ns (CLOCK_REALTIME) of monotonic time mono: the offset
+ * interpolated linearly between the samples around mono (beyond the first or
+ * last, the nearest segment's slope carries on). *err_ns (may be NULL): how
+ * far it may be off, the samples' errors blended the same way plus, outside
+ * them, the drift that slope adds; -1 when not known (one sample: the drift
+ * is unknown; no sample: mono itself is returned). Pure: no allocation. */
+int64_t tpp_clock_wall(const struct tpp_clock *c, uint64_t mono, int64_t *err_ns);
+/* Building one (the reader does it at open): tpp_clock_add appends a sample,
+ * tpp_clock_done sorts and drops repeated mono_ns; -ENOMEM or 0. */
+int tpp_clock_add(struct tpp_clock *c, const struct tpp_clock_sample *s);
+void tpp_clock_done(struct tpp_clock *c);
+void tpp_clock_free(struct tpp_clock *c);
+
 /* ------------------------------------------------------------------ writer */
 
 struct tpp_writer;
@@ -91,7 +120,9 @@ struct tpp_w_opts {
 	const char *producer_version;
 	int argc;                /* recorded command line */
 	char *const *argv;
-	int64_t wall_offset_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC; 0 = measure */
+	int64_t wall_offset_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC; 0 = measure, and
+				  * then sample it again about every second and at close
+				  * (a given offset is the caller's time base: no samples) */
 	/* The file holds command lines, paths and memory: it is 0600 whatever
 	 * the umask, or with group_read 0640 and owned by group gid. */
 	int group_read;
@@ -274,5 +305,10 @@ struct tpp_meta {
 	uint64_t lost_total;
 };
 const struct tpp_meta *tpp_r_meta(const struct tpp_reader *r);
+/* The file's time base: the header's offset and every `clock` record (an
+ * older file: the header's offset alone, of unknown error; a file without
+ * one: no sample). Owned by the reader. Wall-clock time of an event:
+ * tpp_clock_wall(tpp_r_clock(r), ev->ts, &err). */
+const struct tpp_clock *tpp_r_clock(const struct tpp_reader *r);
 
 #endif

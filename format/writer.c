@@ -84,11 +84,10 @@ int tpp_w_open(struct tpp_writer **wp, const char *path, const struct tpp_w_opts
 	if (w->o.lz4_accel < 1)
 		w->o.lz4_accel = 1;
 	snprintf(w->path, sizeof(w->path), "%s", path);
-	if (!w->o.wall_offset_ns) {
-		struct timespec m, r;
-		clock_gettime(CLOCK_MONOTONIC, &m);
-		clock_gettime(CLOCK_REALTIME, &r);
-		w->o.wall_offset_ns = ((int64_t)r.tv_sec - m.tv_sec) * 1000000000LL + (r.tv_nsec - m.tv_nsec);
+	if (!w->o.wall_offset_ns && !tpp_clock_measure(&w->clock0)) {
+		w->o.wall_offset_ns = w->clock0.offset_ns;
+		w->clock_own = 1;
+		w->clock_last = w->clock0.mono_ns;
 	}
 	int e = create(path, &w->o);
 	if (e < 0) {
@@ -171,7 +170,7 @@ static int write_header(struct tpp_writer *w)
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
 	struct buf b = {0};
-	unsigned nkeys = 11 + (w->nextra ? 1 : 0);
+	unsigned nkeys = 11 + (w->nextra ? 1 : 0) + (w->clock_own ? 2 : 0);
 	cbor_head(&b, CB_MAP, nkeys);
 	cbor_text(&b, "producer");
 	cbor_str(&b, w->o.producer ? w->o.producer : "tracepp");
@@ -191,6 +190,12 @@ static int write_header(struct tpp_writer *w)
 	cbor_text(&b, "ns");
 	cbor_text(&b, "wall_offset_ns");
 	cbor_int(&b, w->o.wall_offset_ns);
+	if (w->clock_own) {
+		cbor_text(&b, "wall_offset_mono_ns");
+		cbor_uint(&b, w->clock0.mono_ns);
+		cbor_text(&b, "wall_offset_err_ns");
+		cbor_int(&b, w->clock0.err_ns);
+	}
 	cbor_text(&b, "cmdline");
 	cbor_head(&b, CB_ARRAY, (uint64_t)w->argc);
 	for (int i = 0; i < w->argc; i++)
@@ -384,10 +389,42 @@ static int meta_done(struct tpp_writer *w, uint64_t ts)
 	return w->err;
 }
 
+/* A `clock` record of the offset now, when the writer keeps the time base
+ * and `every` ns have passed since the last (0: always). Taken with the
+ * chunks, about every second, a killed writer's file keeps an offset near
+ * its end, so recovery loses at most a second of the drift. */
+static int clock_record(struct tpp_writer *w, uint64_t every)
+{
+	if (!w->clock_own || w->err)
+		return w->err;
+	struct tpp_clock_sample cs;
+	if (every) {
+		struct timespec m;
+		if (clock_gettime(CLOCK_MONOTONIC, &m) ||
+		    (uint64_t)m.tv_sec * 1000000000u + (uint64_t)m.tv_nsec - w->clock_last < every)
+			return 0;
+	}
+	if (tpp_clock_measure(&cs))
+		return 0;
+	w->clock_last = cs.mono_ns;
+	cbor_head(&w->meta, CB_MAP, 4);
+	cbor_text(&w->meta, "k");
+	cbor_text(&w->meta, "clock");
+	cbor_text(&w->meta, "mono");
+	cbor_uint(&w->meta, cs.mono_ns);
+	cbor_text(&w->meta, "offset");
+	cbor_int(&w->meta, cs.offset_ns);
+	cbor_text(&w->meta, "err");
+	cbor_int(&w->meta, cs.err_ns);
+	return meta_done(w, 0);
+}
+
 static int flush_stream(struct tpp_writer *w, struct wstream *s)
 {
 	if (!s->count)
 		return 0;
+	if (!w->ending && clock_record(w, 1000000000u))
+		return w->err;
 	/* metadata first: a reader recovering a killed writer's file then knows
 	 * every task and stream the events refer to */
 	if (flush_meta(w))
@@ -1021,6 +1058,9 @@ int tpp_w_close_stats(struct tpp_writer *w, struct tpp_w_stats *st)
 {
 	if (!w)
 		return -EINVAL;
+	/* the offset at the end: with the header's, the drift between them */
+	if (!w->err)
+		clock_record(w, 0);
 	int e = tpp_w_flush(w);
 	/* a full disk or the size cap still gets an index when it fits: retry
 	 * once without the cap so a capped file ends cleanly */

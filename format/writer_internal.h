@@ -74,6 +74,11 @@ struct tpp_writer {
 	size_t nidx, idx_cap;
 	struct tpp_w_stats st;
 	uint64_t st_lost;
+	/* the time base (specs/format.md "Time base"): sampled by the writer
+	 * when it measured the offset itself */
+	int clock_own;
+	struct tpp_clock_sample clock0; /* at open: the header's */
+	uint64_t clock_last;            /* mono_ns of the last sample taken */
 };
 
 #endif
