@@ -15,6 +15,7 @@
 #include "out_fast.h"
 #include "fieldfmt.h"
 #include "script.h"
+#include "wallclock.h"
 
 /* What dump needs to know about each type, worked out once. */
 struct tinfo {
@@ -34,10 +35,11 @@ struct tinfo {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tracepp dump [--sorted] [--format=text|json] [--time-range=FROM,TO] [--type=NAME[,NAME..]]\n"
-		   "                    [--tid=TID] [--where=FILTER] [--srcline] FILE\n"
+		   "                    [--tid=TID] [--where=FILTER] [--srcline] [--clock=mono|wall] FILE\n"
 		   "  --where    only events the filter passes, in the kernel's filter syntax (tracerec --filter):\n"
 		   "             'prev_state == 1 && prev_comm ~ \"bash*\"'\n"
 		   "  --srcline  add FILE:LINE of addresses, from local binaries with the recorded build-id\n"
+		   "  --clock=wall  times on the wall clock, UTC (ISO-8601 with ns; JSON adds wall_ns beside ts)\n"
 		   "  -h, --help this text\n");
 }
 
@@ -113,15 +115,56 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types, 
 	}
 }
 
+/* What every line of a dump needs besides its event. */
+struct dump {
+	struct ofast *o;
+	struct tpp_names *nm;
+	struct an_dwarf *dw; /* --srcline, else NULL */
+	int32_t pid;         /* the event's process, -1 until looked up */
+	const struct tpp_clock *wall; /* --clock=wall, else NULL */
+	struct of_wallc wc;
+};
+
+/* A time of the text form: seconds.ns of CLOCK_MONOTONIC, or with
+ * --clock=wall ISO-8601 UTC (of_wall). */
+static void text_ts(struct dump *d, uint64_t ts)
+{
+	if (d->wall)
+		of_wall(d->o, &d->wc, tpp_clock_wall(d->wall, ts, NULL));
+	else
+		of_ts(d->o, ts);
+}
+
+/* JSON's "ts" stays the monotonic ns (the key's meaning); --clock=wall
+ * adds "wall_ns" beside it. */
+static void json_ts(struct dump *d, uint64_t ts)
+{
+	struct ofast *o = d->o;
+	of_mem(o, "{\"ts\": ", 7);
+	of_u64(o, ts);
+	if (d->wall) {
+		of_mem(o, ", \"wall_ns\": ", 13);
+		of_i64(o, tpp_clock_wall(d->wall, ts, NULL));
+	}
+}
+
+static int32_t ev_pid(struct dump *d, const struct tpp_event *ev)
+{
+	if (d->pid < 0)
+		d->pid = tpp_names_pid(d->nm, ev->tid);
+	return d->pid;
+}
+
 /* A lost-event marker, in the flow where the events went missing: text
  * "TS [CPU] LOST N events of cpu C (until TS2)", JSON {"type": "lost"}. */
-static void lost_line(struct ofast *o, int fmt, const struct tpp_reader *r, const struct tpp_lost *x)
+static void lost_line(struct dump *d, int fmt, const struct tpp_reader *r, const struct tpp_lost *x)
 {
+	struct ofast *o = d->o;
 	const struct tpp_stream_info *si = tpp_r_stream_by_id(r, x->stream);
 	int cpu = si && si->kind == TPP_S_CPU ? si->cpu : -1;
 	int32_t tid = si && si->kind == TPP_S_THREAD ? si->tid : -1;
 	if (fmt == OUT_TEXT) {
-		of_ts(o, x->from_ts);
+		text_ts(d, x->from_ts);
 		if (cpu >= 0) {
 			of_mem(o, " [", 2);
 			of_u64w(o, (uint64_t)cpu, 3);
@@ -141,14 +184,13 @@ static void lost_line(struct ofast *o, int fmt, const struct tpp_reader *r, cons
 		}
 		if (x->to_ts > x->from_ts) {
 			of_str(o, " (until ");
-			of_ts(o, x->to_ts);
+			text_ts(d, x->to_ts);
 			of_ch(o, ')');
 		}
 		of_ch(o, '\n');
 		return;
 	}
-	of_mem(o, "{\"ts\": ", 7);
-	of_u64(o, x->from_ts);
+	json_ts(d, x->from_ts);
 	of_mem(o, ", \"cpu\": ", 9);
 	of_i64(o, cpu);
 	of_mem(o, ", \"tid\": ", 9);
@@ -158,21 +200,6 @@ static void lost_line(struct ofast *o, int fmt, const struct tpp_reader *r, cons
 	of_str(o, ", \"to\": ");
 	of_u64(o, x->to_ts);
 	of_str(o, "}\n");
-}
-
-/* What every line of a dump needs besides its event. */
-struct dump {
-	struct ofast *o;
-	struct tpp_names *nm;
-	struct an_dwarf *dw; /* --srcline, else NULL */
-	int32_t pid;         /* the event's process, -1 until looked up */
-};
-
-static int32_t ev_pid(struct dump *d, const struct tpp_event *ev)
-{
-	if (d->pid < 0)
-		d->pid = tpp_names_pid(d->nm, ev->tid);
-	return d->pid;
 }
 
 /* A field of no number or string type: its bytes in hex. */
@@ -228,7 +255,7 @@ static void text_line(struct dump *d, const struct tpp_event *ev, const struct t
 		      size_t comm_len)
 {
 	struct ofast *o = d->o;
-	of_ts(o, ev->ts);
+	text_ts(d, ev->ts);
 	if (ev->cpu >= 0) {
 		of_mem(o, " [", 2);
 		of_u64w(o, (uint64_t)ev->cpu, 3);
@@ -284,8 +311,7 @@ static void json_line(struct dump *d, const struct tpp_event *ev, const struct t
 		      size_t comm_len)
 {
 	struct ofast *o = d->o;
-	of_mem(o, "{\"ts\": ", 7);
-	of_u64(o, ev->ts);
+	json_ts(d, ev->ts);
 	of_mem(o, ", \"cpu\": ", 9);
 	of_i64(o, ev->cpu);
 	of_mem(o, ", \"tid\": ", 9);
@@ -348,7 +374,7 @@ static void json_line(struct dump *d, const struct tpp_event *ev, const struct t
 }
 
 struct dump_opts {
-	int fmt, sorted, srcline;
+	int fmt, sorted, srcline, wall;
 	const char *range, *types, *where;
 	long tid_filter;
 };
@@ -358,7 +384,8 @@ static int dump_args(int argc, char **argv, struct dump_opts *a)
 {
 	static const struct option lo[] = {{"format", 1, 0, 'f'}, {"sorted", 0, 0, 's'}, {"time-range", 1, 0, 'r'},
 					   {"type", 1, 0, 't'},   {"tid", 1, 0, 'T'},    {"help", 0, 0, 'h'},
-					   {"srcline", 0, 0, 'l'}, {"where", 1, 0, 'w'}, {0, 0, 0, 0}};
+					   {"srcline", 0, 0, 'l'}, {"where", 1, 0, 'w'}, {"clock", 1, 0, 'k'},
+					   {0, 0, 0, 0}};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -373,6 +400,10 @@ static int dump_args(int argc, char **argv, struct dump_opts *a)
 		case 'T': a->tid_filter = strtol(optarg, NULL, 10); break;
 		case 'l': a->srcline = 1; break;
 		case 'w': a->where = optarg; break;
+		case 'k':
+			if ((a->wall = wallclock_parse("dump", optarg)) < 0)
+				return 2;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -427,7 +458,9 @@ int cmd_dump(int argc, char **argv)
 		return 1;
 	}
 	of_init(o, STDOUT_FILENO);
-	struct dump d = {o, nm, dw, -1};
+	struct dump d = {o, nm, dw, -1, a.wall ? tpp_r_clock(r) : NULL, {0}};
+	if (a.wall)
+		wallclock_note("dump", argv[optind], r);
 	rc = 0;
 	const struct tpp_event *ev;
 	int e;
@@ -444,7 +477,7 @@ int cmd_dump(int argc, char **argv)
 		}
 		const struct tpp_lost *lx;
 		while ((lx = an_lost_before(&lq, ev->stream, ev->ts)))
-			lost_line(o, fmt, r, lx);
+			lost_line(&d, fmt, r, lx);
 		if (!ev->t || (a.tid_filter >= 0 && ev->tid != a.tid_filter))
 			continue;
 		struct tinfo *t = &ti[ev->type];
@@ -467,7 +500,7 @@ int cmd_dump(int argc, char **argv)
 			break;
 	}
 	for (const struct tpp_lost *lx; (lx = an_lost_rest(&lq));)
-		lost_line(o, fmt, r, lx);
+		lost_line(&d, fmt, r, lx);
 	an_lost_close(&lq);
 	if (of_flush(o)) {
 		fprintf(stderr, "tracepp dump: writing output: %s\n", strerror(-o->err));

@@ -13,6 +13,8 @@
 #include "esc.h"
 #include "losses.h"
 #include "table.h"
+#include "out_fast.h"
+#include "wallclock.h"
 
 struct scount {
 	uint32_t id;
@@ -167,6 +169,51 @@ static void info_gather(struct info *x)
 	}
 }
 
+/* The time base (specs/format.md "Time base"): the span on the wall clock,
+ * how far it may be off, the drift between the first and last samples. */
+static void info_wall_json(FILE *f, const struct info *x)
+{
+	const struct tpp_clock *c = tpp_r_clock(x->r);
+	int64_t err, drift;
+	if (wallclock_error(x->r, &err, &drift) < 0) {
+		fputs("\"wall_clock\": null, ", f);
+		return;
+	}
+	char a[40], b[40];
+	int64_t w0 = tpp_clock_wall(c, x->start, NULL), w1 = tpp_clock_wall(c, x->end, NULL);
+	wall_iso(a, sizeof(a), w0);
+	wall_iso(b, sizeof(b), w1);
+	fprintf(f, "\"wall_clock\": {\"samples\": %zu, \"start\": \"%s\", \"end\": \"%s\", \"start_ns\": %lld, "
+		"\"end_ns\": %lld, ", c->n, a, b, (long long)w0, (long long)w1);
+	if (err >= 0)
+		fprintf(f, "\"err_ns\": %lld, ", (long long)err);
+	else
+		fputs("\"err_ns\": null, ", f);
+	if (c->n > 1)
+		fprintf(f, "\"drift_ns\": %lld}, ", (long long)drift);
+	else
+		fputs("\"drift_ns\": null}, ", f);
+}
+
+static void info_wall_text(FILE *f, const struct info *x)
+{
+	const struct tpp_clock *c = tpp_r_clock(x->r);
+	int64_t err, drift;
+	if (wallclock_error(x->r, &err, &drift) < 0) {
+		fputs("wall clock:   none (no offset in the file)\n", f);
+		return;
+	}
+	char a[40], b[40], e[32], d[32];
+	wall_iso(a, sizeof(a), tpp_clock_wall(c, x->start, NULL));
+	wall_iso(b, sizeof(b), tpp_clock_wall(c, x->end, NULL));
+	fprintf(f, "wall clock:   %s .. %s, ", a, b);
+	if (err < 0)
+		fputs("error unknown (the start offset alone)\n", f);
+	else
+		fprintf(f, "within +-%s, drift %s%s (%zu clock samples)\n", human_ns(e, sizeof(e), (uint64_t)err),
+			drift < 0 ? "-" : "", human_ns(d, sizeof(d), (uint64_t)(drift < 0 ? -drift : drift)), c->n);
+}
+
 static void info_json(FILE *f, const struct info *x)
 {
 	fprintf(f, "{\"file\": ");
@@ -184,7 +231,9 @@ static void info_json(FILE *f, const struct info *x)
 		fputs(i ? ", " : "", f);
 		fjs(f, x->in->argv[i]);
 	}
-	fprintf(f, "], \"complete\": %s, \"cut_short\": ", x->in->has_trailer ? "true" : "false");
+	fputs("], ", f);
+	info_wall_json(f, x);
+	fprintf(f, "\"complete\": %s, \"cut_short\": ", x->in->has_trailer ? "true" : "false");
 	if (x->cut)
 		fjs(f, x->cut);
 	else
@@ -301,6 +350,7 @@ static void info_text(FILE *f, const struct info *x)
 	fputc('\n', f);
 	fprintf(f, "span:         %llu .. %llu ns (%s)\n", (unsigned long long)x->start, (unsigned long long)x->end,
 		human_ns(b1, sizeof(b1), x->end - x->start));
+	info_wall_text(f, x);
 	fprintf(f, "events:       %llu in %llu chunks, %zu streams\n", (unsigned long long)x->events,
 		(unsigned long long)x->chunks, x->ns);
 	tpp_losses_text(f, &x->lo_);

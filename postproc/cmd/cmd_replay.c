@@ -25,6 +25,7 @@
 #include "an_grow.h"
 #include "an_pair.h"
 #include "an_lost.h"
+#include "wallclock.h"
 
 static const char usage_text[] =
 	"usage: tracepp replay [OPTIONS] FILE\n"
@@ -37,7 +38,9 @@ static const char usage_text[] =
 	"  --no-kernel          no kernel events\n"
 	"  --srcline            file:line of each call, from local binaries or debug files\n"
 	"                       whose build-id matches the recorded one\n"
-	"  --format=text|json|csv\n";
+	"  --format=text|json|csv\n"
+	"  --clock=mono|wall    times since the first event (default), or wall-clock UTC\n"
+	"                       (ISO-8601 with ns; JSON and CSV add wall_ns)\n";
 
 /* Per thread: user = open frames of --func F, user2 = depth of the
  * outermost one. */
@@ -575,6 +578,13 @@ static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
 	case 'S':
 		r->want_srcline = 1;
 		break;
+	case 'k': {
+		int w = wallclock_parse("replay", arg);
+		if (w < 0)
+			return 2;
+		r->want_wall = w;
+		break;
+	}
 	default: /* --no-kernel */
 		r->no_kernel = 1;
 	}
@@ -588,6 +598,7 @@ int cmd_replay(int argc, char **argv)
 					   {"min-duration", required_argument, 0, 'm'},
 					   {"no-kernel", no_argument, 0, 'K'},
 					   {"srcline", no_argument, 0, 'S'},
+					   {"clock", required_argument, 0, 'k'},
 					   {0, 0, 0, 0}};
 	struct rp r;
 	memset(&r, 0, sizeof(r));
@@ -612,7 +623,13 @@ int cmd_replay(int argc, char **argv)
 	r.emit = c.fmt == TBL_JSON ? rp_json_line : c.fmt == TBL_CSV ? rp_csv_line : rp_text_line;
 	r.fast_text = c.fmt == TBL_TEXT && !r.want_srcline;
 	r.t0 = c.t0;
-	rp_ts_prefix(&r, 0);
+	if (r.want_wall) {
+		r.wall = tpp_r_clock(c.r);
+		r.ts_us = UINT64_MAX; /* no prefix yet */
+		wallclock_note("replay", c.path, c.r);
+	} else {
+		rp_ts_prefix(&r, 0);
+	}
 	r.plain = r.fast_text && !r.func && !r.max_depth && !r.min_dur;
 	const struct tpp_file_info *fi = tpp_r_info(c.r);
 	for (uint32_t i = 0; i < fi->ntypes; i++)

@@ -58,6 +58,7 @@ struct rp {
 	uint32_t max_depth; /* 0 = all */
 	uint64_t min_dur;
 	int no_kernel, fmt;
+	int want_wall;      /* --clock=wall */
 	uint64_t nlines;
 	void (*emit)(struct rp *r, const struct line *l);
 	int err;
@@ -87,6 +88,7 @@ struct rp {
 	/* The line prefix "S.mmmuuu" of the last timestamp printed: lines come
 	 * tens of ns apart, so most share it and only the ns digits change. */
 	uint64_t t0;        /* the first event's time: lines show time since */
+	const struct tpp_clock *wall; /* --clock=wall: lines show wall-clock UTC */
 	uint64_t ts_us;
 	uint64_t ts_base;   /* t0 + ts_us * 1000: where ts_us begins, event time */
 	uint32_t ts_pre_len;

@@ -209,8 +209,29 @@ static void text_fields(struct ofast *o, const struct tpp_event *ev, const char 
 	}
 }
 
+/* The wall-clock prefix "YYYY-MM-DDTHH:MM:SS.uuuuuu" of us since the epoch
+ * (text_cols adds the ns digits), its ts_base left to the caller. */
+static void ts_prefix_wall(struct rp *r, uint64_t us)
+{
+	char iso[40];
+	wall_iso(iso, sizeof(iso), (int64_t)(us * 1000u));
+	/* "....SS.nnnnnnnnnZ": keep through the microseconds */
+	size_t n = strlen(iso);
+	n = n > 4 ? n - 4 : 0;
+	if (n > sizeof(r->ts_pre) - 1)
+		n = sizeof(r->ts_pre) - 1;
+	memcpy(r->ts_pre, iso, n);
+	r->ts_pre_len = (uint32_t)n;
+	r->ts_us = us;
+}
+
 void rp_ts_prefix(struct rp *r, uint64_t us)
 {
+	if (r->wall) {
+		ts_prefix_wall(r, us);
+		r->ts_base = 0;
+		return;
+	}
 	char *p = r->ts_pre;
 	uint64_t sec = us / 1000000u;
 	uint32_t frac = (uint32_t)(us % 1000000u);
@@ -275,7 +296,17 @@ static char *text_prefix(struct rp *r, char *p, struct an_thread *th, int32_t cp
 			 uint64_t dur, int has_dur, uint32_t depth)
 {
 	uint64_t ns = ts - r->t0, us = ns / 1000u;
-	if (us != r->ts_us)
+	if (r->wall) {
+		/* ns since the epoch; ts_base the event time where its us begins,
+		 * so the fast path's ts - ts_base is the ns digit (the offset's
+		 * drift within a microsecond is far below a ns) */
+		int64_t w = tpp_clock_wall(r->wall, ts, NULL);
+		ns = (uint64_t)(w < 0 ? 0 : w);
+		us = ns / 1000u;
+		if (us != r->ts_us)
+			ts_prefix_wall(r, us);
+		r->ts_base = ts - (ns - us * 1000u);
+	} else if (us != r->ts_us)
 		rp_ts_prefix(r, us);
 	if (!th->label_len || cpu != th->label_cpu)
 		rp_label(th, cpu);
@@ -526,6 +557,10 @@ void rp_json_line(struct rp *r, const struct line *l)
 	struct ofast *o = r->o;
 	of_str(o, r->nlines ? ",\n{\"ts_ns\":" : "[\n{\"ts_ns\":");
 	of_u64(o, l->ts);
+	if (r->wall) {
+		of_str(o, ",\"wall_ns\":");
+		of_i64(o, tpp_clock_wall(r->wall, l->ts, NULL));
+	}
 	of_str(o, ",\"cpu\":");
 	of_i64(o, l->cpu);
 	of_str(o, ",\"tid\":");
@@ -562,7 +597,8 @@ void rp_csv_line(struct rp *r, const struct line *l)
 {
 	struct ofast *o = r->o;
 	if (!r->nlines)
-		of_str(o, "ts_ns,cpu,tid,comm,kind,depth,dur_ns,name\n");
+		of_str(o, r->wall ? "ts_ns,cpu,tid,comm,kind,depth,dur_ns,name,wall_ns\n"
+				  : "ts_ns,cpu,tid,comm,kind,depth,dur_ns,name\n");
 	of_u64(o, l->ts);
 	of_ch(o, ',');
 	of_i64(o, l->cpu);
@@ -586,6 +622,10 @@ void rp_csv_line(struct rp *r, const struct line *l)
 		of_csv(o, l->name, strlen(l->name));
 	else if (l->ev && l->ev->t && l->ev->t->name)
 		of_csv(o, l->ev->t->name, strlen(l->ev->t->name));
+	if (r->wall) {
+		of_ch(o, ',');
+		of_i64(o, tpp_clock_wall(r->wall, l->ts, NULL));
+	}
 	of_ch(o, '\n');
 }
 

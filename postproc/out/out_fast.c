@@ -1,6 +1,8 @@
 /* out_fast — see out_fast.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "esc.h"
@@ -171,6 +173,56 @@ void of_ts(struct ofast *o, uint64_t ns)
 	}
 	*--end = (char)('0' + frac);
 	o->len += n + 10;
+}
+
+/* "YYYY-MM-DDTHH:MM:SS" of second sec, UTC, into head (>= 24 bytes) */
+static int iso_head(char *head, int64_t sec)
+{
+	time_t t = (time_t)sec;
+	struct tm tm;
+	if (!gmtime_r(&t, &tm))
+		return 0;
+	return strftime(head, 24, "%Y-%m-%dT%H:%M:%S", &tm) > 0;
+}
+
+static void split_ns(int64_t ns, int64_t *sec, uint32_t *frac)
+{
+	*sec = ns / 1000000000;
+	int64_t f = ns % 1000000000;
+	if (f < 0) { /* before 1970: the second below, as gmtime counts */
+		f += 1000000000;
+		--*sec;
+	}
+	*frac = (uint32_t)f;
+}
+
+size_t wall_iso(char *buf, size_t n, int64_t ns)
+{
+	int64_t sec;
+	uint32_t frac;
+	split_ns(ns, &sec, &frac);
+	char head[24];
+	if (!iso_head(head, sec))
+		snprintf(head, sizeof(head), "?");
+	int k = snprintf(buf, n, "%s.%09uZ", head, frac);
+	return k < 0 ? 0 : (size_t)k >= n ? n - 1 : (size_t)k;
+}
+
+void of_wall(struct ofast *o, struct of_wallc *c, int64_t ns)
+{
+	int64_t sec;
+	uint32_t frac;
+	split_ns(ns, &sec, &frac);
+	if (!c->ok || c->sec != sec) {
+		c->ok = iso_head(c->head, sec);
+		c->sec = sec;
+		if (!c->ok)
+			snprintf(c->head, sizeof(c->head), "?");
+	}
+	of_str(o, c->head);
+	of_ch(o, '.');
+	of_u64w(o, frac, 9);
+	of_ch(o, 'Z');
 }
 
 /* The escapers of esc.h, straight into the buffer: the room they get is

@@ -72,6 +72,18 @@ void of_hex(struct ofast *o, uint64_t v);        /* 0x-prefixed */
 void of_u64w(struct ofast *o, uint64_t v, int w); /* zero-padded to w digits */
 void of_milli(struct ofast *o, uint64_t v);      /* v / 1000 "." v % 1000 in 3 digits */
 void of_ts(struct ofast *o, uint64_t ns);         /* seconds.nanoseconds */
+/* Wall-clock ns since the epoch as ISO-8601 UTC to the nanosecond,
+ * "2026-11-26T03:43:23.123456789Z" (30 characters); wall_iso writes it and
+ * its NUL into buf (>= 40 bytes) and returns its length. of_wall keeps the
+ * date and time of the last second in *sec_cache (zero it first): events
+ * come many a second. */
+struct of_wallc {
+	int64_t sec;
+	int ok;
+	char head[24];
+};
+size_t wall_iso(char *buf, size_t n, int64_t ns);
+void of_wall(struct ofast *o, struct of_wallc *sec_cache, int64_t ns);
 /* The escapes of esc.h, the one place they are defined. Text for humans:
  * control bytes and bytes that are not UTF-8 as \xNN. */
 void of_text(struct ofast *o, const char *s, size_t n);
