@@ -30,10 +30,18 @@ struct acli {
 	uint64_t task_asks, task_hits; /* acli_task_wanted's questions, yes answers */
 	void *user;        /* free for the command (its analysis state) */
 	int64_t inferred;  /* switch-ins the analysis inferred, for the closing note; -1: none made */
+	/* Several files (acli_spec.multi_file): one analysis per file in turn
+	 * (acli_next), so memory is one file's analysis, not all of theirs;
+	 * their rows meet in the tables of acli_tbl_*, with a host column. */
+	char **files;
+	int nfiles, fi;    /* the FILE operands, the one open (c->path) */
+	int by_host;       /* --by-host: rows grouped by host, each as alone */
+	struct acli_multi *m; /* the tables and notes kept across files */
 };
 #define ACLI_OPT_FORMAT 0x1001
 #define ACLI_OPT_RANGE 0x1002
 #define ACLI_OPT_WHERE 0x1003
+#define ACLI_OPT_BYHOST 0x1004
 #define ACLI_LONGOPTS                                                  \
 	{"format", required_argument, 0, ACLI_OPT_FORMAT},             \
 	{"time-range", required_argument, 0, ACLI_OPT_RANGE},          \
@@ -59,7 +67,16 @@ struct acli_spec {
 	/* no event the command reads is a task's (io, net: per device): --tid
 	 * and --comm are refused, not quietly ignored */
 	int no_tasks;
+	/* FILE... : several files, one per host or run (acli_next), and
+	 * --by-host */
+	int multi_file;
 };
+/* The usage lines of several files (acli_spec.multi_file). */
+#define ACLI_MULTI_USAGE                                                              \
+	"Several files (one per host or run): one table with a host column (hostname,\n"   \
+	"or hostname:FILE when two files share one), every host's rows in one order;\n"  \
+	"each file is read alone, so a host's rows are what its file alone gives.\n"       \
+	"  --by-host                rows host by host, each in its file's own order\n"
 #define ACLI_GO (-1)
 /* The common start of every analysis command: parses argv (--help prints
  * the usage and returns 0), opens FILE and its names, parses the time range
@@ -76,6 +93,33 @@ int acli_run(struct acli *c, int (*fn)(void *ctx, const struct tpp_event *ev), v
  * comparing the two), TPP_SCAN=1 scans without a second thread. */
 int acli_run_cols(struct acli *c, int (*fn)(void *ctx, const struct tpp_run *runs, int n),
 		  void *ctx, struct an_run_stats *st);
+/* Several files: after a file's work (its rows given to acli_tbl_row, its
+ * report printed), closes it and opens the next one as acli_start did.
+ * ACLI_GO when one is open, 0 after the last, else the exit status. */
+int acli_next(struct acli *c);
+/* fn(c, ctx) on every file in turn (acli_next between them), then, with
+ * several, acli_finish: 0 or the first exit status. */
+int acli_each(struct acli *c, int (*fn)(struct acli *c, void *ctx), void *ctx);
+/* Tables over several files. With one file these are tbl_open, tbl_row and
+ * tbl_close. With several, a first column `host` is added (the file's
+ * hostname, or hostname:NAME, NAME the file's name without .tpp, when two
+ * files share a hostname: two runs on one host), and rows are kept until
+ * acli_finish: merged, every host's rows ordered by key, highest first (ties
+ * in the hosts' and the rows' order); with --by-host, host by host, each in
+ * the order the command gives them alone. A table is one per cols across
+ * files. acli_tbl_close is then a no-op. */
+struct table *acli_tbl_open(struct acli *c, const struct tbl_col *cols, size_t ncols);
+int acli_tbl_row(struct acli *c, struct table *t, const struct tbl_cell *cells, int64_t key);
+int acli_tbl_close(struct acli *c, struct table *t);
+/* Where a command's closing text lines go: stdout with one file; with
+ * several, kept per file and printed by acli_finish after the tables under
+ * "host LABEL:". NULL on -ENOMEM. */
+FILE *acli_notes(struct acli *c);
+/* Several files: writes the tables and notes; 0 or 1 (writing failed). */
+int acli_finish(struct acli *c);
+/* The label of file i (see acli_tbl_open). */
+const char *acli_host(struct acli *c, int i);
+
 /* "tracepp CMD: warning: FILE has no WHAT events" unless have. */
 void acli_need(const struct acli *c, int have, const char *what);
 /* The pairing's unmatched entries and returns, on stderr, when any. */

@@ -11,7 +11,7 @@
 #include "an_cg.h"
 
 static const char usage_text[] =
-	"usage: tracepp callgraph [OPTIONS] FILE\n"
+	"usage: tracepp callgraph [OPTIONS] FILE...\n"
 	"Per function: calls, total, self, average, min and max time (default).\n"
 	"  --tree           the call tree aggregated by path\n"
 	"  --callers=F      who calls F, and F's time under each caller\n"
@@ -22,7 +22,9 @@ static const char usage_text[] =
 	"  --sort=total|self|calls|name   row order (default total)\n"
 	"  --format=text|json|csv, --time-range=FROM,TO, --tid=TID, --comm=NAME\n"
 	"Calls without a return (end of trace, longjmp) count up to where they\n"
-	"were left; 'noret' and 'orphans' (returns without entry) say how many.\n";
+	"were left; 'noret' and 'orphans' (returns without entry) say how many.\n"
+	ACLI_MULTI_USAGE
+	"                           (--folded: HOST;path;to;func SELF_NS)\n";
 
 enum mode { M_FUNCS, M_TREE, M_CALLERS, M_CALLEES, M_FOLDED };
 
@@ -57,7 +59,7 @@ static const struct tbl_col fcols[] = {
 	{"orphans", NULL, TBL_INT},
 };
 
-static int print_funcs(const struct acli *c, struct an_cg *cg, const struct an_func_stat *fs,
+static int print_funcs(struct acli *c, struct an_cg *cg, const struct an_func_stat *fs,
 		       size_t nfs)
 {
 	uint32_t *ids = malloc((nfs + 1) * sizeof(*ids));
@@ -70,7 +72,7 @@ static int print_funcs(const struct acli *c, struct an_cg *cg, const struct an_f
 	sort_fs = fs;
 	sort_syms = cg->syms;
 	qsort(ids, n, sizeof(*ids), cmp_funcs);
-	struct table *t = tbl_open(stdout, c->fmt, fcols, sizeof(fcols) / sizeof(fcols[0]));
+	struct table *t = acli_tbl_open(c, fcols, sizeof(fcols) / sizeof(fcols[0]));
 	for (size_t i = 0; t && i < n; i++) {
 		const struct an_func_stat *s = &fs[ids[i]];
 		struct tbl_cell v[] = {
@@ -84,10 +86,14 @@ static int print_funcs(const struct acli *c, struct an_cg *cg, const struct an_f
 			{.i = (int64_t)s->noret},
 			{.i = (int64_t)s->orphans},
 		};
-		tbl_row(t, v);
+		/* several hosts' functions merged in the order --sort asks */
+		int64_t key = sort_by == 1 ? (int64_t)s->self_ns : sort_by == 2 ? (int64_t)s->calls
+			    : sort_by == 3 ? 0 : (int64_t)s->total_ns;
+		if (acli_tbl_row(c, t, v, key))
+			t = NULL;
 	}
 	free(ids);
-	return t && tbl_close(t) == 0 ? 0 : -EIO;
+	return t && acli_tbl_close(c, t) == 0 ? 0 : -EIO;
 }
 
 /* Children lists of the tree, built once from the parent links. */
@@ -120,12 +126,12 @@ static const struct tbl_col tcols[] = {
 	{"func", "function", TBL_STR},
 };
 
-static int print_tree(const struct acli *c, struct an_cg *cg)
+static int print_tree(struct acli *c, struct an_cg *cg)
 {
 	struct kids k;
 	if (build_kids(cg, &k))
 		return -ENOMEM;
-	struct table *t = tbl_open(stdout, c->fmt, tcols, sizeof(tcols) / sizeof(tcols[0]));
+	struct table *t = acli_tbl_open(c, tcols, sizeof(tcols) / sizeof(tcols[0]));
 	/* Depth-first walk with an explicit stack: trees get deep. */
 	size_t cap = 64, sp = 0;
 	uint32_t *st = malloc(cap * sizeof(*st)), *dp = malloc(cap * sizeof(*dp));
@@ -167,7 +173,10 @@ static int print_tree(const struct acli *c, struct an_cg *cg)
 		struct tbl_cell v[] = {{.s = path},          {.i = d},
 				       {.i = (int64_t)nd->calls}, {.i = (int64_t)nd->total_ns},
 				       {.i = (int64_t)nd->self_ns}, {.s = label}};
-		tbl_row(t, v);
+		if (acli_tbl_row(c, t, v, 0)) {
+			rc = -ENOMEM;
+			goto out;
+		}
 		size_t nkids = 0;
 		for (uint32_t y = k.first[x]; y != UINT32_MAX; y = k.next[y])
 			nkids++;
@@ -193,7 +202,7 @@ static int print_tree(const struct acli *c, struct an_cg *cg)
 		sp += nkids;
 	}
 out:
-	if (t && tbl_close(t) && !rc)
+	if (t && acli_tbl_close(c, t) && !rc)
 		rc = -EIO;
 	free(st);
 	free(dp);
@@ -207,7 +216,7 @@ out:
 /* Callers (up) or callees (down) of function id, from the tree: each node
  * of F contributes its time to its parent's function (callers), or each
  * child of an F node contributes its own time (callees). */
-static int print_related(const struct acli *c, struct an_cg *cg, uint32_t fid, int down)
+static int print_related(struct acli *c, struct an_cg *cg, uint32_t fid, int down)
 {
 	size_t nf = an_nfuncs(cg->syms);
 	struct an_func_stat *agg = calloc(nf + 1, sizeof(*agg));
@@ -236,7 +245,7 @@ static int print_related(const struct acli *c, struct an_cg *cg, uint32_t fid, i
 		{"total_ns", "total", TBL_NS},
 		{"self_ns", "self", TBL_NS},
 	};
-	struct table *t = tbl_open(stdout, c->fmt, rcols, 4);
+	struct table *t = acli_tbl_open(c, rcols, 4);
 	for (size_t i = 0; t && i <= nf; i++) {
 		if (!agg[i].calls)
 			continue;
@@ -244,10 +253,11 @@ static int print_related(const struct acli *c, struct an_cg *cg, uint32_t fid, i
 				       {.i = (int64_t)agg[i].calls},
 				       {.i = (int64_t)agg[i].total_ns},
 				       {.i = (int64_t)agg[i].self_ns}};
-		tbl_row(t, v);
+		if (acli_tbl_row(c, t, v, 0))
+			t = NULL;
 	}
 	free(agg);
-	return t && tbl_close(t) == 0 ? 0 : -EIO;
+	return t && acli_tbl_close(c, t) == 0 ? 0 : -EIO;
 }
 
 struct cg_opts {
@@ -294,6 +304,85 @@ static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
 	return 0;
 }
 
+/* --folded of several files: each stack under its host, "HOST;a;b N", as
+ * flame graph tools take a fleet's stacks. */
+static int folded_host(struct acli *c, const struct an_cg *cg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return -ENOMEM;
+	int rc = cg_folded(m, cg, UINT32_MAX);
+	if (fclose(m) && !rc)
+		rc = -ENOMEM;
+	const char *h = acli_host(c, c->fi);
+	for (char *p = buf, *nl; !rc && p && p < buf + len; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(buf + len - p))))
+			nl = buf + len;
+		printf("%s;%.*s\n", h, (int)(nl - p), p);
+	}
+	free(buf);
+	return rc;
+}
+
+/* One file: its call graph and rows. 0 or the exit status. */
+static int cg_file(struct acli *c, void *ctx)
+{
+	const struct cg_opts *o = ctx;
+	struct an_syms *syms = NULL;
+	struct an_cg cg;
+	memset(&cg, 0, sizeof(cg));
+	int rc;
+	if ((rc = an_syms_open(&syms, c->names))) {
+		rc = acli_fail(c, rc, NULL);
+		goto out;
+	}
+	/* roots only where paths are printed: callers of main stay "<root>" */
+	rc = an_cg_build_roots(&cg, c->r, c->names, syms, &c->f,
+			       o->thread_roots && (o->mode == M_FOLDED || o->mode == M_TREE));
+	if (rc < 0) {
+		rc = acli_fail(c, rc, &cg.run);
+		goto out;
+	}
+	/* the call graph applies --tid/--comm itself, to function events */
+	c->task_asks = 1;
+	c->task_hits = cg.ps.entries + cg.ps.returns;
+	acli_need(c, cg.ps.entries || cg.ps.returns || c->f.tids || c->f.comm, "function entry/exit");
+	switch (o->mode) {
+	case M_FUNCS:
+		rc = print_funcs(c, &cg, cg.fs, cg.nfs < an_nfuncs(syms) ? cg.nfs : an_nfuncs(syms));
+		break;
+	case M_TREE:
+		rc = print_tree(c, &cg);
+		break;
+	case M_FOLDED:
+		rc = c->m ? folded_host(c, &cg) : cg_folded(stdout, &cg, UINT32_MAX);
+		break;
+	case M_CALLERS:
+	case M_CALLEES: {
+		size_t i = 0, n = an_nfuncs(syms);
+		while (i < n && strcmp(an_func_name(syms, (uint32_t)i), o->fname))
+			i++;
+		if (i == n) {
+			fprintf(stderr, "tracepp callgraph: no function named '%s' in %s\n", o->fname, c->path);
+			/* several files: a host without it is a host that did not call it */
+			rc = c->m ? 0 : 1;
+			goto out;
+		}
+		rc = print_related(c, &cg, (uint32_t)i, o->mode == M_CALLEES);
+		break;
+	}
+	}
+	rc = rc ? acli_fail(c, rc, NULL) : 0;
+	acli_report_pairs(c, &cg.ps);
+	acli_report_run(c, &cg.run);
+out:
+	an_cg_free(&cg);
+	an_syms_close(syms);
+	return rc;
+}
+
 int cmd_callgraph(int argc, char **argv)
 {
 	static const struct option lo[] = {{"tree", no_argument, 0, 'T'},
@@ -305,60 +394,13 @@ int cmd_callgraph(int argc, char **argv)
 					   {0, 0, 0, 0}};
 	struct cg_opts o = {M_FUNCS, NULL, 0};
 	const struct acli_spec spec = {.cmd = "callgraph", .usage = usage_text, .opts = lo,
-				       .opt = own_opt, .ctx = &o};
+				       .opt = own_opt, .ctx = &o, .multi_file = 1};
 	struct acli c;
 	sort_by = 0;
 	int rc = acli_start(&c, &spec, argc, argv);
 	if (rc != ACLI_GO)
 		return rc;
-	struct an_syms *syms = NULL;
-	struct an_cg cg;
-	memset(&cg, 0, sizeof(cg));
-	if ((rc = an_syms_open(&syms, c.names))) {
-		rc = acli_fail(&c, rc, NULL);
-		goto out;
-	}
-	/* roots only where paths are printed: callers of main stay "<root>" */
-	rc = an_cg_build_roots(&cg, c.r, c.names, syms, &c.f,
-			       o.thread_roots && (o.mode == M_FOLDED || o.mode == M_TREE));
-	if (rc < 0) {
-		rc = acli_fail(&c, rc, &cg.run);
-		goto out;
-	}
-	/* the call graph applies --tid/--comm itself, to function events */
-	c.task_asks = 1;
-	c.task_hits = cg.ps.entries + cg.ps.returns;
-	acli_need(&c, cg.ps.entries || cg.ps.returns || c.f.tids || c.f.comm, "function entry/exit");
-	switch (o.mode) {
-	case M_FUNCS:
-		rc = print_funcs(&c, &cg, cg.fs, cg.nfs < an_nfuncs(syms) ? cg.nfs : an_nfuncs(syms));
-		break;
-	case M_TREE:
-		rc = print_tree(&c, &cg);
-		break;
-	case M_FOLDED:
-		rc = cg_folded(stdout, &cg, UINT32_MAX);
-		break;
-	case M_CALLERS:
-	case M_CALLEES: {
-		size_t i = 0, n = an_nfuncs(syms);
-		while (i < n && strcmp(an_func_name(syms, (uint32_t)i), o.fname))
-			i++;
-		if (i == n) {
-			fprintf(stderr, "tracepp callgraph: no function named '%s' in %s\n", o.fname, c.path);
-			rc = 1;
-			goto out;
-		}
-		rc = print_related(&c, &cg, (uint32_t)i, o.mode == M_CALLEES);
-		break;
-	}
-	}
-	rc = rc ? acli_fail(&c, rc, NULL) : 0;
-	acli_report_pairs(&c, &cg.ps);
-	acli_report_run(&c, &cg.run);
-out:
-	an_cg_free(&cg);
-	an_syms_close(syms);
+	rc = acli_each(&c, cg_file, &o);
 	acli_close(&c);
 	return rc;
 }

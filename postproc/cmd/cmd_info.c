@@ -23,7 +23,9 @@ struct scount {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tracepp info [--format=text|json] FILE\n"
+	fprintf(f, "usage: tracepp info [--format=text|json] FILE...\n"
+		   "Several files (one per host or run): each file's facts in turn (JSON: an array),\n"
+		   "then in text their sum and their span on the wall clock.\n"
 		   "  -h, --help  this text\n");
 }
 
@@ -404,30 +406,67 @@ int cmd_info(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind >= argc) {
 		usage(stderr);
 		return 2;
 	}
-	struct info x = {.path = argv[optind]};
-	if (!(x.r = cli_open("info", x.path)))
-		return 1;
-	x.in = tpp_r_info(x.r);
-	x.me = tpp_r_meta(x.r);
-	if (info_count(&x)) {
-		fprintf(stderr, "tracepp info: out of memory\n");
-		return 1;
+	int nfiles = argc - optind, rc = 0;
+	/* the sum over several files, and their span on the wall clock */
+	uint64_t events = 0, bytes = 0;
+	int64_t wall0 = INT64_MAX, wall1 = INT64_MIN, worst = 0;
+	int unknown = 0;
+	if (nfiles > 1 && fmt == OUT_JSON)
+		fputs("[\n", stdout);
+	for (int i = 0; i < nfiles; i++) {
+		struct info x = {.path = argv[optind + i]};
+		if (!(x.r = cli_open("info", x.path))) {
+			rc = 1;
+			continue; /* the others still said */
+		}
+		x.in = tpp_r_info(x.r);
+		x.me = tpp_r_meta(x.r);
+		if (info_count(&x)) {
+			fprintf(stderr, "tracepp info: out of memory\n");
+			return 1;
+		}
+		info_gather(&x);
+		if (fmt == OUT_JSON && nfiles > 1 && i)
+			fputs(",\n", stdout);
+		else if (i)
+			fputc('\n', stdout);
+		if (fmt == OUT_JSON)
+			info_json(stdout, &x);
+		else
+			info_text(stdout, &x);
+		events += x.events;
+		bytes += x.in->file_size;
+		int64_t err, drift;
+		if (wallclock_error(x.r, &err, &drift) < 0 || err < 0)
+			unknown = 1;
+		else if (err > worst)
+			worst = err;
+		const struct tpp_clock *ck = tpp_r_clock(x.r);
+		int64_t w0 = tpp_clock_wall(ck, x.start, NULL), w1 = tpp_clock_wall(ck, x.end, NULL);
+		wall0 = w0 < wall0 ? w0 : wall0;
+		wall1 = w1 > wall1 ? w1 : wall1;
+		free(x.by_type);
+		free(x.sc);
+		tpp_r_close(x.r);
 	}
-	info_gather(&x);
-	if (fmt == OUT_JSON)
-		info_json(stdout, &x);
-	else
-		info_text(stdout, &x);
-	free(x.by_type);
-	free(x.sc);
-	tpp_r_close(x.r);
+	if (nfiles > 1 && fmt == OUT_JSON)
+		fputs("]\n", stdout);
+	else if (nfiles > 1 && wall0 <= wall1) {
+		char a[40], b[40], e[32], sz[32];
+		wall_iso(a, sizeof(a), wall0);
+		wall_iso(b, sizeof(b), wall1);
+		printf("\nall %d files: %llu events, %s; on the wall clock %s .. %s, aligned %s%s\n", nfiles,
+		       (unsigned long long)events, human_bytes(sz, sizeof(sz), bytes), a, b,
+		       unknown ? "with an unknown error (a file has no clock samples)" : "within +-",
+		       unknown ? "" : human_ns(e, sizeof(e), (uint64_t)worst));
+	}
 	if (fflush(stdout)) {
 		perror("tracepp info: stdout");
 		return 1;
 	}
-	return 0;
+	return rc;
 }

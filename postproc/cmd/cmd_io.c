@@ -10,16 +10,27 @@
 #include "an_run.h"
 #include "an_io.h"
 #include "fieldfmt.h"
+#include "out_fast.h"
+#include "wallclock.h"
 
 static const char usage_text[] =
-	"usage: tracepp io [OPTIONS] FILE\n"
+	"usage: tracepp io [OPTIONS] FILE...\n"
 	"Per device and direction: completed requests, IOPS, bytes, device latency\n"
 	"(issue -> complete) percentiles, queue depth, from block_rq_* events.\n"
 	"  --format=text|json|csv   output format (default text)\n"
 	"  --time-range=FROM,TO     only this window (absolute ns, or 1.5s,2s from the start)\n"
-	"  --interval=DURATION      also a time line: one row per device, op and interval\n";
+	"  --interval=DURATION      also a time line: one row per device, op and interval\n"
+	WALLCLOCK_USAGE
+	"                           (the time line gets a wall column)\n"
+	ACLI_MULTI_USAGE
+	"                           (else time lines merge in wall-clock order, the\n"
+	"                           alignment error said once)\n";
 
 struct io_run {
+	struct acli *c;
+	int wall;       /* --clock=wall */
+	int64_t worst;  /* the worst clock error of the files so far */
+	int unknown;    /* a file's error is not known */
 	struct an_io io;
 	const struct an_types *ty;
 	uint64_t interval, t0, cur;
@@ -32,6 +43,7 @@ struct io_run {
 static const struct tbl_col tl_cols[] = {
 	{"t_ns", "time", TBL_NS}, {"dev", NULL, TBL_STR}, {"op", NULL, TBL_STR},
 	{"count", NULL, TBL_INT}, {"bytes", NULL, TBL_BYTES}, {"inflight", NULL, TBL_INT},
+	{"wall", NULL, TBL_STR}, /* --clock=wall only: the interval's start, UTC */
 };
 
 static int flush_interval(struct io_run *r)
@@ -54,12 +66,17 @@ static int flush_interval(struct io_run *r)
 		struct an_iodev *d = &r->io.d[i];
 		if (d->count == r->cnt[i] && !d->inflight)
 			continue;
-		char dn[32];
+		char dn[32], iso[40];
 		ff_text(dn, sizeof(dn), FF_DEV, d->dev);
+		/* on the wall clock: the column, and the order of several hosts'
+		 * time lines merged */
+		int64_t wall = tpp_clock_wall(tpp_r_clock(r->c->r), r->t0 + r->cur * r->interval, NULL);
+		wall_iso(iso, sizeof(iso), wall);
 		struct tbl_cell v[] = {{.i = (int64_t)(r->cur * r->interval)}, {.s = dn},
 				       {.s = an_io_op_name[d->op]}, {.i = (int64_t)(d->count - r->cnt[i])},
-				       {.i = (int64_t)(d->bytes - r->bytes[i])}, {.i = d->inflight}};
-		tbl_row(r->tl, v);
+				       {.i = (int64_t)(d->bytes - r->bytes[i])}, {.i = d->inflight}, {.s = iso}};
+		if (acli_tbl_row(r->c, r->tl, v, -wall))
+			return -ENOMEM;
 		r->cnt[i] = d->count;
 		r->bytes[i] = d->bytes;
 	}
@@ -101,49 +118,62 @@ static const struct tbl_col cols[] = {
 static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
 {
 	struct io_run *r = ctx;
-	(void)opt; /* --interval only */
+	if (opt == 'k') {
+		if ((r->wall = wallclock_parse("io", arg)) < 0)
+			return 2;
+		return 0;
+	}
 	if (parse_duration(arg, "s", &r->interval) || !r->interval)
 		return acli_usage_error(c, "--interval: bad duration '%s'", arg);
 	return 0;
 }
 
-int cmd_io(int argc, char **argv)
+/* One file: its time line or its table. 0 or the exit status. */
+static int io_file(struct acli *c, void *ctx)
 {
-	static const struct option lo[] = {{"interval", required_argument, 0, 'i'}, {0, 0, 0, 0}};
-	struct io_run r;
-	memset(&r, 0, sizeof(r));
-	const struct acli_spec spec = {.cmd = "io", .usage = usage_text, .opts = lo,
-				       .opt = own_opt, .ctx = &r, .no_tasks = 1};
-	struct acli c;
-	int rc = acli_start(&c, &spec, argc, argv);
-	if (rc != ACLI_GO)
-		return rc;
-	an_io_init(&r.io);
-	r.ty = c.ty;
-	acli_need(&c, r.ty->has[AN_BLK_COMPLETE], "block_rq_complete");
-	r.t0 = c.f.from_ts ? c.f.from_ts : c.t0;
+	struct io_run *r = ctx;
+	/* the worst clock error of the files, for the merged time line */
+	int64_t err, drift;
+	if (wallclock_error(c->r, &err, &drift) < 0 || err < 0)
+		r->unknown = 1;
+	else if (err > r->worst)
+		r->worst = err;
+	if (!c->m && r->wall && r->interval)
+		wallclock_note("io", c->path, c->r);
+	an_io_init(&r->io);
+	r->ty = c->ty;
+	r->cur = 0;
+	if (r->ncnt) {
+		memset(r->cnt, 0, r->ncnt * sizeof(*r->cnt));
+		memset(r->bytes, 0, r->ncnt * sizeof(*r->bytes));
+	}
+	acli_need(c, r->ty->has[AN_BLK_COMPLETE], "block_rq_complete");
+	r->t0 = c->f.from_ts ? c->f.from_ts : c->t0;
 	struct an_run_stats st;
-	if (r.interval && !(r.tl = tbl_open(stdout, c.fmt, tl_cols, sizeof(tl_cols) / sizeof(tl_cols[0])))) {
+	int rc;
+	size_t ntl = sizeof(tl_cols) / sizeof(tl_cols[0]) - !r->wall;
+	if (r->interval && !(r->tl = acli_tbl_open(c, tl_cols, ntl))) {
 		rc = 1;
 		goto out;
 	}
-	if ((rc = acli_run(&c, feed, &r, &st))) {
-		if (r.tl)
-			tbl_close(r.tl);
+	if ((rc = acli_run(c, feed, r, &st))) {
+		if (r->tl)
+			acli_tbl_close(c, r->tl);
 		goto out;
 	}
-	if (r.tl) {
+	if (r->tl) {
 		/* With --interval the output is the time line alone, so that JSON
 		 * and CSV stay one table. */
-		flush_interval(&r);
-		rc = tbl_close(r.tl) ? 1 : 0;
-		acli_report_run(&c, &st);
+		rc = flush_interval(r) ? 1 : 0;
+		rc = acli_tbl_close(c, r->tl) || rc ? 1 : 0;
+		r->tl = NULL;
+		acli_report_run(c, &st);
 		goto out;
 	}
 	uint64_t span = st.last_ts > st.first_ts ? st.last_ts - st.first_ts : 0;
-	struct table *t = tbl_open(stdout, c.fmt, cols, sizeof(cols) / sizeof(cols[0]));
-	for (size_t i = 0; t && i < r.io.n; i++) {
-		struct an_iodev *d = &r.io.d[i];
+	struct table *t = acli_tbl_open(c, cols, sizeof(cols) / sizeof(cols[0]));
+	for (size_t i = 0; t && i < r->io.n; i++) {
+		struct an_iodev *d = &r->io.d[i];
 		if (!d->count)
 			continue;
 		char dn[32];
@@ -165,12 +195,42 @@ int cmd_io(int argc, char **argv)
 			{.i = d->max_qd},
 			{.i = (int64_t)d->errors},
 		};
-		tbl_row(t, v);
+		if (acli_tbl_row(c, t, v, 0))
+			t = NULL;
 	}
-	rc = t && tbl_close(t) == 0 ? 0 : 1;
-	acli_report_run(&c, &st);
+	rc = t && acli_tbl_close(c, t) == 0 ? 0 : 1;
+	acli_report_run(c, &st);
 out:
-	an_io_free(&r.io);
+	an_io_free(&r->io);
+	return rc;
+}
+
+int cmd_io(int argc, char **argv)
+{
+	static const struct option lo[] = {{"interval", required_argument, 0, 'i'},
+					   {"clock", required_argument, 0, 'k'}, {0, 0, 0, 0}};
+	struct io_run r;
+	memset(&r, 0, sizeof(r));
+	const struct acli_spec spec = {.cmd = "io", .usage = usage_text, .opts = lo,
+				       .opt = own_opt, .ctx = &r, .no_tasks = 1, .multi_file = 1};
+	struct acli c;
+	int rc = acli_start(&c, &spec, argc, argv);
+	if (rc != ACLI_GO)
+		return rc;
+	r.c = &c;
+	rc = acli_each(&c, io_file, &r);
+	if (!rc && c.m) {
+		if (r.interval) {
+			char b[32];
+			if (r.unknown)
+				fprintf(stderr, "tracepp io: note: time lines merged in wall-clock order; a file's "
+					"offset has no known error (an older file), so the order across hosts may be off\n");
+			else
+				fprintf(stderr, "tracepp io: note: time lines merged in wall-clock order, aligned within "
+					"+-%s (the worst file's clock samples; each host's own clock as NTP keeps it)\n",
+					human_ns(b, sizeof(b), (uint64_t)r.worst));
+		}
+	}
 	free(r.cnt);
 	free(r.bytes);
 	acli_close(&c);

@@ -19,7 +19,7 @@
 #include "fieldfmt.h"
 
 static const char usage_text[] =
-	"usage: tracepp latency [OPTIONS] FILE\n"
+	"usage: tracepp latency [OPTIONS] FILE...\n"
 	"count, min, avg, p50, p90, p99, p99.9, max and a log2 histogram of:\n"
 	"  --func=GLOB      durations of the functions matching GLOB (repeatable)\n"
 	"  --sched          wakeup -> on-CPU, run-queue wait, off-CPU time\n"
@@ -31,7 +31,9 @@ static const char usage_text[] =
 	"  --format=text|json|csv, --time-range=FROM,TO\n"
 	"Percentiles are exact (nearest rank) unless the 'exact' column says 0: then\n"
 	"they are at most 1/128 (0.8%) above the true value.\n"
-	"Calls that never returned (end of trace, longjmp) are left out and counted.\n";
+	"Calls that never returned (end of trace, longjmp) are left out and counted.\n"
+	ACLI_MULTI_USAGE
+	"                           (text: each host's histograms after the table)\n";
 
 #define MAX_GLOBS 16
 struct lat_run {
@@ -342,7 +344,7 @@ static struct row *lat_rows(struct lat_run *r, size_t *nrows)
 }
 
 /* The table (and in text the histograms): 0, or 1 when output failed. */
-static int lat_print(const struct acli *c, const struct lat_run *r, struct row *rows, size_t nrows)
+static int lat_print(struct acli *c, const struct lat_run *r, struct row *rows, size_t nrows)
 {
 	struct an_lat **ls = malloc((nrows ? nrows : 1) * sizeof(*ls));
 	for (size_t i = 0; ls && i < nrows; i++)
@@ -350,7 +352,7 @@ static int lat_print(const struct acli *c, const struct lat_run *r, struct row *
 	if (ls)
 		an_lat_prepare(ls, nrows);
 	free(ls);
-	struct table *t = tbl_open(stdout, c->fmt, cols, sizeof(cols) / sizeof(cols[0]));
+	struct table *t = acli_tbl_open(c, cols, sizeof(cols) / sizeof(cols[0]));
 	for (size_t i = 0; t && i < nrows; i++) {
 		struct an_lat *l = rows[i].l;
 		char fj[400] = "null";
@@ -378,13 +380,15 @@ static int lat_print(const struct acli *c, const struct lat_run *r, struct row *
 			{.i = an_lat_exact(l)},
 			{.s = hist},
 		};
-		tbl_row(t, v);
+		if (acli_tbl_row(c, t, v, 0))
+			t = NULL;
 		free(hist);
 	}
-	int rc = t && tbl_close(t) == 0 ? 0 : 1;
-	if (c->fmt == TBL_TEXT && !r->nohist)
+	int rc = t && acli_tbl_close(c, t) == 0 ? 0 : 1;
+	FILE *nf = acli_notes(c);
+	if (c->fmt == TBL_TEXT && !r->nohist && nf)
 		for (size_t i = 0; i < nrows; i++)
-			quantize(stdout, &rows[i]);
+			quantize(nf, &rows[i]);
 	return rc;
 }
 
@@ -407,36 +411,26 @@ static void lat_notes(const struct acli *c, const struct lat_run *r)
 	}
 }
 
-int cmd_latency(int argc, char **argv)
+/* One file: its analyses, rows and notes, from the options in *opt.
+ * 0 or the exit status. */
+static int lat_file(struct acli *c, void *ctx)
 {
-	static const struct option lo[] = {{"func", required_argument, 0, 'f'},
-					   {"sched", no_argument, 0, 'S'},
-					   {"io", no_argument, 0, 'I'},
-					   {"net", no_argument, 0, 'N'},
-					   {"no-hist", no_argument, 0, 'H'},
-					   {0, 0, 0, 0}};
-	struct lat_run r;
-	memset(&r, 0, sizeof(r));
-	const struct acli_spec spec = {.cmd = "latency", .usage = usage_text, .opts = lo,
-				       .shortopts = "f:", .opt = own_opt, .ctx = &r};
-	struct acli c;
-	int rc = acli_start(&c, &spec, argc, argv);
-	if (rc != ACLI_GO)
-		return rc;
-	r.c = &c;
-	r.ty = c.ty;
+	struct lat_run r = *(const struct lat_run *)ctx;
+	r.c = c;
+	r.ty = c->ty;
 	struct row *rows = NULL;
 	size_t nrows = 0;
 	struct an_run_stats st;
-	if ((rc = lat_open(&r, &c)) || (rc = lat_feed_all(&r, &c, &st)))
+	int rc;
+	if ((rc = lat_open(&r, c)) || (rc = lat_feed_all(&r, c, &st)))
 		goto out;
 	if (!(rows = lat_rows(&r, &nrows))) {
-		rc = acli_fail(&c, -ENOMEM, NULL);
+		rc = acli_fail(c, -ENOMEM, NULL);
 		goto out;
 	}
-	rc = lat_print(&c, &r, rows, nrows);
-	lat_notes(&c, &r);
-	acli_report_run(&c, &st);
+	rc = lat_print(c, &r, rows, nrows);
+	lat_notes(c, &r);
+	acli_report_run(c, &st);
 out:
 	free(rows);
 	for (size_t i = 0; i < r.nf; i++)
@@ -451,6 +445,26 @@ out:
 	an_sched_free(&r.sched);
 	an_io_free(&r.io);
 	an_net_free(&r.net);
+	return rc;
+}
+
+int cmd_latency(int argc, char **argv)
+{
+	static const struct option lo[] = {{"func", required_argument, 0, 'f'},
+					   {"sched", no_argument, 0, 'S'},
+					   {"io", no_argument, 0, 'I'},
+					   {"net", no_argument, 0, 'N'},
+					   {"no-hist", no_argument, 0, 'H'},
+					   {0, 0, 0, 0}};
+	struct lat_run opt; /* the options alone: each file starts from them */
+	memset(&opt, 0, sizeof(opt));
+	const struct acli_spec spec = {.cmd = "latency", .usage = usage_text, .opts = lo,
+				       .shortopts = "f:", .opt = own_opt, .ctx = &opt, .multi_file = 1};
+	struct acli c;
+	int rc = acli_start(&c, &spec, argc, argv);
+	if (rc != ACLI_GO)
+		return rc;
+	rc = acli_each(&c, lat_file, &opt);
 	acli_close(&c);
 	return rc;
 }

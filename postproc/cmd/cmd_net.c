@@ -10,7 +10,7 @@
 #include "an_net.h"
 
 static const char usage_text[] =
-	"usage: tracepp net [OPTIONS] FILE\n"
+	"usage: tracepp net [OPTIONS] FILE...\n"
 	"Per network device: packets and bytes sent (net_dev_xmit, rc 0) and\n"
 	"received (netif_receive_skb); queue latency when net_dev_queue was recorded.\n"
 	"Received bytes exclude the link-layer header the driver pulled.\n"
@@ -19,7 +19,8 @@ static const char usage_text[] =
 	"                           (needs -e sock:inet_sock_set_state,sock:sock_send_length,\n"
 	"                           sock:sock_recv_length when recording)\n"
 	"  --format=text|json|csv   output format (default text)\n"
-	"  --time-range=FROM,TO     only this window (absolute ns, or 1.5s,2s from the start)\n";
+	"  --time-range=FROM,TO     only this window (absolute ns, or 1.5s,2s from the start)\n"
+	ACLI_MULTI_USAGE;
 
 static int feed(void *ctx, const struct tpp_event *ev)
 {
@@ -55,9 +56,9 @@ static const struct tbl_col conn_cols[] = {
 	{"dur_ns", "duration", TBL_NS}, /* until TCP_CLOSE; -1: not both seen */
 };
 
-static int print_conns(const struct acli *c, const struct an_net *n)
+static int print_conns(struct acli *c, const struct an_net *n)
 {
-	struct table *t = tbl_open(stdout, c->fmt, conn_cols, sizeof(conn_cols) / sizeof(conn_cols[0]));
+	struct table *t = acli_tbl_open(c, conn_cols, sizeof(conn_cols) / sizeof(conn_cols[0]));
 	for (size_t i = 0; t && i < n->nc; i++) {
 		const struct an_conn *k = &n->c[i];
 		struct tbl_cell v[] = {
@@ -74,9 +75,10 @@ static int print_conns(const struct acli *c, const struct an_net *n)
 			{.i = k->start_ts && k->start_ts >= c->t0 ? (int64_t)(k->start_ts - c->t0) : -1},
 			{.i = k->start_ts && k->close_ts ? (int64_t)(k->close_ts - k->start_ts) : -1},
 		};
-		tbl_row(t, v);
+		if (acli_tbl_row(c, t, v, 0))
+			t = NULL;
 	}
-	return t && tbl_close(t) == 0 ? 0 : 1;
+	return t && acli_tbl_close(c, t) == 0 ? 0 : 1;
 }
 
 static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
@@ -86,36 +88,31 @@ static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
 	return 0;
 }
 
-int cmd_net(int argc, char **argv)
+/* One file: its table. 0 or the exit status. */
+static int net_file(struct acli *c, void *ctx)
 {
-	static const struct option lo[] = {{"conns", no_argument, 0, 'C'}, {0, 0, 0, 0}};
-	int conns = 0;
-	const struct acli_spec spec = {.cmd = "net", .usage = usage_text, .opts = lo,
-				       .opt = own_opt, .ctx = &conns, .no_tasks = 1};
-	struct acli c;
-	int rc = acli_start(&c, &spec, argc, argv);
-	if (rc != ACLI_GO)
-		return rc;
+	int conns = *(int *)ctx;
 	struct an_net n;
 	an_net_init(&n);
-	c.user = &n;
+	c->user = &n;
 	if (conns)
-		acli_need(&c, c.ty->has[AN_SOCK_STATE] || c.ty->has[AN_SOCK_SEND],
+		acli_need(c, c->ty->has[AN_SOCK_STATE] || c->ty->has[AN_SOCK_SEND],
 			  "sock:inet_sock_set_state or sock:sock_send_length");
 	else
-		acli_need(&c, c.ty->has[AN_NET_XMIT] || c.ty->has[AN_NET_RECV],
+		acli_need(c, c->ty->has[AN_NET_XMIT] || c->ty->has[AN_NET_RECV],
 			  "net_dev_xmit or netif_receive_skb");
 	struct an_run_stats st;
-	if ((rc = acli_run(&c, feed, &c, &st)))
+	int rc;
+	if ((rc = acli_run(c, feed, c, &st)))
 		goto out;
 	if (conns) {
 		/* the connection table alone, so that JSON and CSV stay one table */
-		rc = print_conns(&c, &n);
-		acli_report_run(&c, &st);
+		rc = print_conns(c, &n);
+		acli_report_run(c, &st);
 		goto out;
 	}
 	double span = st.last_ts > st.first_ts ? (st.last_ts - st.first_ts) / 1e9 : 0;
-	struct table *t = tbl_open(stdout, c.fmt, cols, sizeof(cols) / sizeof(cols[0]));
+	struct table *t = acli_tbl_open(c, cols, sizeof(cols) / sizeof(cols[0]));
 	for (size_t i = 0; t && i < n.n; i++) {
 		struct an_netdev *d = &n.d[i];
 		struct tbl_cell v[] = {
@@ -130,12 +127,28 @@ int cmd_net(int argc, char **argv)
 			{.i = (int64_t)an_lat_pct(&d->qlat, 50)},
 			{.i = (int64_t)an_lat_pct(&d->qlat, 99)},
 		};
-		tbl_row(t, v);
+		if (acli_tbl_row(c, t, v, 0))
+			t = NULL;
 	}
-	rc = t && tbl_close(t) == 0 ? 0 : 1;
-	acli_report_run(&c, &st);
+	rc = t && acli_tbl_close(c, t) == 0 ? 0 : 1;
+	acli_report_run(c, &st);
 out:
 	an_net_free(&n);
+	c->user = NULL;
+	return rc;
+}
+
+int cmd_net(int argc, char **argv)
+{
+	static const struct option lo[] = {{"conns", no_argument, 0, 'C'}, {0, 0, 0, 0}};
+	int conns = 0;
+	const struct acli_spec spec = {.cmd = "net", .usage = usage_text, .opts = lo,
+				       .opt = own_opt, .ctx = &conns, .no_tasks = 1, .multi_file = 1};
+	struct acli c;
+	int rc = acli_start(&c, &spec, argc, argv);
+	if (rc != ACLI_GO)
+		return rc;
+	rc = acli_each(&c, net_file, &conns);
 	acli_close(&c);
 	return rc;
 }

@@ -10,7 +10,7 @@
 #include "an_sched.h"
 
 static const char usage_text[] =
-	"usage: tracepp sched [OPTIONS] FILE\n"
+	"usage: tracepp sched [OPTIONS] FILE...\n"
 	"Per task: on-CPU time, switches (voluntary / involuntary), migrations,\n"
 	"run-queue wait and wakeup latency, from sched_switch/sched_wakeup events,\n"
 	"on the kernel's own clock where the file has sched_stat_runtime (as\n"
@@ -21,7 +21,9 @@ static const char usage_text[] =
 	"  --time-range=FROM,TO     only this window (absolute ns, or 1.5s,2s from the start)\n"
 	"  --tid=TID[,TID]          only these threads     --comm=NAME  only this task name\n"
 	"  --sort=oncpu|runq|switches|tid   row order (default oncpu)\n"
-	"  --idle                   include the idle tasks (tid 0)\n";
+	"  --idle                   include the idle tasks (tid 0)\n"
+	ACLI_MULTI_USAGE
+	"                           (text: then the sum over the files)\n";
 
 static int feed(void *ctx, const struct tpp_event *ev)
 {
@@ -105,44 +107,58 @@ static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
 	return 0;
 }
 
-int cmd_sched(int argc, char **argv)
+/* The sum over the files, for several. */
+struct sched_sum {
+	uint64_t tasks, oncpu, switches, inferred;
+};
+
+static int64_t row_key(const struct an_task *k)
 {
-	static const struct option lo[] = {{"sort", required_argument, 0, 's'},
-					   {"idle", no_argument, 0, 'i'}, {0, 0, 0, 0}};
-	struct sched_opts o = {0};
-	const struct acli_spec spec = {.cmd = "sched", .usage = usage_text, .opts = lo,
-				       .opt = own_opt, .ctx = &o};
-	struct acli c;
-	sort_key = 0;
-	int rc = acli_start(&c, &spec, argc, argv);
-	if (rc != ACLI_GO)
-		return rc;
+	switch (sort_key) {
+	case 1: return (int64_t)k->runq_wait_ns;
+	case 2: return (int64_t)k->switches;
+	case 3: return -(int64_t)k->tid;
+	default: return (int64_t)k->oncpu_ns;
+	}
+}
+
+/* One file: its analysis, its rows, its notes. 0 or the exit status. */
+struct sched_ctx {
+	const struct sched_opts *o;
+	struct sched_sum sum;
+};
+
+static int sched_file(struct acli *c, void *ctx)
+{
+	const struct sched_opts *o = ((struct sched_ctx *)ctx)->o;
+	struct sched_sum *sum = &((struct sched_ctx *)ctx)->sum;
 	struct an_sched s;
 	an_sched_init(&s);
-	c.user = &s;
-	acli_need(&c, c.ty->has[AN_SWITCH], "sched_switch");
+	c->user = &s;
+	acli_need(c, c->ty->has[AN_SWITCH], "sched_switch");
 	uint32_t want[TPP_MAX_TYPES] = {0};
-	an_want_sched(c.ty, want, 1);
-	c.f.want = want;
+	an_want_sched(c->ty, want, 1);
+	c->f.want = want;
 	struct an_run_stats st;
-	if ((rc = acli_run(&c, feed, &c, &st)))
+	int rc;
+	if ((rc = acli_run(c, feed, c, &st)))
 		goto out;
-	if ((rc = an_sched_finish(&s, c.f.to_ts && c.f.to_ts < st.last_ts ? c.f.to_ts : st.last_ts))) {
-		rc = acli_fail(&c, rc, NULL);
+	if ((rc = an_sched_finish(&s, c->f.to_ts && c->f.to_ts < st.last_ts ? c->f.to_ts : st.last_ts))) {
+		rc = acli_fail(c, rc, NULL);
 		goto out;
 	}
 	if (s.n) /* qsort(NULL, 0) is undefined */
 		qsort(s.t, s.n, sizeof(*s.t), by_key);
-	struct table *t = tbl_open(stdout, c.fmt, cols, sizeof(cols) / sizeof(cols[0]));
+	struct table *t = acli_tbl_open(c, cols, sizeof(cols) / sizeof(cols[0]));
 	size_t partial_rows = 0;
 	for (size_t i = 0; t && i < s.n; i++) {
 		struct an_task *k = &s.t[i];
-		if (!k->tid && !o.idle)
+		if (!k->tid && !o->idle)
 			continue;
-		const char *comm = k->comm[0] ? k->comm : tpp_names_comm(c.names, k->tid);
-		if (!acli_task_wanted(&c, k->tid, comm))
+		const char *comm = k->comm[0] ? k->comm : tpp_names_comm(c->names, k->tid);
+		if (!acli_task_wanted(c, k->tid, comm))
 			continue;
-		int32_t pid = tpp_names_pid(c.names, k->tid);
+		int32_t pid = tpp_names_pid(c->names, k->tid);
 		struct tbl_cell v[] = {
 			{.i = k->tid},
 			{.i = pid},
@@ -161,35 +177,68 @@ int cmd_sched(int argc, char **argv)
 			{.s = partial_name(k->partial)},
 		};
 		partial_rows += k->partial != 0;
-		tbl_row(t, v);
+		if (acli_tbl_row(c, t, v, row_key(k)))
+			t = NULL;
+		sum->tasks++;
+		sum->oncpu += k->oncpu_ns;
+		sum->switches += k->switches;
 	}
-	rc = t && tbl_close(t) == 0 ? 0 : 1;
-	if (c.fmt == TBL_TEXT) {
-		printf("\nclock: %s\n", s.runtime_reports
+	rc = t && acli_tbl_close(c, t) == 0 ? 0 : 1;
+	FILE *nf = acli_notes(c);
+	if (c->fmt == TBL_TEXT && nf) {
+		fprintf(nf, "\nclock: %s\n", s.runtime_reports
 			? "the kernel's (sched_stat_runtime), as /proc/PID/schedstat counts"
 			: "switch and wakeup timestamps (the file has no sched_stat_runtime): run-queue waits "
 			  "can differ from /proc/PID/schedstat's");
 		/* The kernel does not store every switch from idle into a task
 		 * (and a pid filter drops more): how many on-CPU intervals began
 		 * at an inferred time rather than a recorded one. */
-		printf("switch-ins inferred: %llu of %llu (the file lacks them; %s)\n", (unsigned long long)s.inferred,
-		       (unsigned long long)total_switches(&s),
-		       s.runtime_reports ? "where the kernel reported runtime, its clock says when they ran"
-					 : "their on-CPU time starts at the CPU's latest earlier event");
+		fprintf(nf, "switch-ins inferred: %llu of %llu (the file lacks them; %s)\n",
+			(unsigned long long)s.inferred, (unsigned long long)total_switches(&s),
+			s.runtime_reports ? "where the kernel reported runtime, its clock says when they ran"
+					  : "their on-CPU time starts at the CPU's latest earlier event");
 		if (partial_rows)
-			printf("partial: %zu task(s) ran or waited before the first event (start) or after the last "
-			       "(end): their on-CPU time and waits are lower bounds; gaps: switch-outs missing from "
-			       "the file\n", partial_rows);
+			fprintf(nf, "partial: %zu task(s) ran or waited before the first event (start) or after the "
+				"last (end): their on-CPU time and waits are lower bounds; gaps: switch-outs missing "
+				"from the file\n", partial_rows);
 	}
-	c.inferred = (int64_t)s.inferred;
+	sum->inferred += s.inferred;
+	c->inferred = (int64_t)s.inferred;
 	struct tpp_losses loss;
-	tpp_losses(tpp_r_meta(c.r), &loss);
-	if (c.fmt != TBL_TEXT && s.inferred && !loss.unstored) /* else the unstored note says it */
-		fprintf(stderr, "tracepp sched: note: %llu switch-in(s) missing from the file were "
-			"inferred (inferred_switch_ins per task)\n", (unsigned long long)s.inferred);
-	acli_report_run(&c, &st);
+	tpp_losses(tpp_r_meta(c->r), &loss);
+	if (c->fmt != TBL_TEXT && s.inferred && !loss.unstored) /* else the unstored note says it */
+		fprintf(stderr, "tracepp sched: note: %s: %llu switch-in(s) missing from the file were "
+			"inferred (inferred_switch_ins per task)\n", c->path, (unsigned long long)s.inferred);
+	acli_report_run(c, &st);
 out:
 	an_sched_free(&s);
+	c->user = NULL;
+	return rc;
+}
+
+int cmd_sched(int argc, char **argv)
+{
+	static const struct option lo[] = {{"sort", required_argument, 0, 's'},
+					   {"idle", no_argument, 0, 'i'}, {0, 0, 0, 0}};
+	struct sched_opts o = {0};
+	const struct acli_spec spec = {.cmd = "sched", .usage = usage_text, .opts = lo,
+				       .opt = own_opt, .ctx = &o, .multi_file = 1};
+	struct acli c;
+	sort_key = 0;
+	int rc = acli_start(&c, &spec, argc, argv);
+	if (rc != ACLI_GO)
+		return rc;
+	struct sched_ctx x = {&o, {0}};
+	const struct sched_sum *sum = &x.sum;
+	rc = acli_each(&c, sched_file, &x);
+	if (!rc && c.m) {
+		if (c.fmt == TBL_TEXT) {
+			char b[32];
+			printf("\nall %d files: %llu task(s), on-cpu %s, %llu switches, %llu switch-in(s) inferred\n",
+			       c.nfiles, (unsigned long long)sum->tasks, human_ns(b, sizeof(b), sum->oncpu),
+			       (unsigned long long)sum->switches, (unsigned long long)sum->inferred);
+		}
+	}
 	acli_close(&c);
 	return rc;
 }
