@@ -15,7 +15,7 @@
  * The output is a function of the files alone, in the order given: no
  * clock, no path, no address of this process goes into a row. Every row
  * names its recording by host (the file's hostname) and trace_id (see
- * trace_id()). */
+ * trace_id()); wall_ns is the file's time base's (wall_ns()). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -53,19 +53,19 @@ struct xt {
 	const char *host;
 	size_t hostlen;
 	char trace_id[17];
-	int64_t wall_off;
+	const struct tpp_clock *clock; /* the file's time base, the reader's */
 	const char *range;     /* --time-range, read per file (relative times: from its start) */
 	struct ofast *scratch; /* a JSON cell (fields, args) before it goes out */
 	uint64_t cut;          /* string fields left out of a too long fields cell */
 	int err;
 };
 
-/* The one place a recording's monotonic time becomes wall-clock time:
- * the offset the recorder measured at its start (specs/format.md,
- * wall_offset_ns). */
+/* The one place a recording's monotonic time becomes wall-clock time: the
+ * file's time base (format/clock.c: the recorder's samples of the offset,
+ * interpolated; an older file's header offset as a constant). */
 static uint64_t wall_ns(const struct xt *x, uint64_t mono)
 {
-	return mono + (uint64_t)x->wall_off;
+	return (uint64_t)tpp_clock_wall(x->clock, mono, NULL);
 }
 
 /* A recording's id, the same on every run and every host that reads it:
@@ -472,7 +472,7 @@ static int one_file(struct xt *x, const char *path)
 	const struct tpp_file_info *fi = tpp_r_info(x->r);
 	x->host = fi->hostname ? fi->hostname : "";
 	x->hostlen = strlen(x->host);
-	x->wall_off = fi->wall_offset_ns;
+	x->clock = tpp_r_clock(x->r);
 	trace_id(x);
 	struct an_filter f = {0};
 	if (x->range && cli_time_range("export", x->range, x->r, &f.from_ts, &f.to_ts) < 0) {
