@@ -29,13 +29,7 @@ uint64_t an_last_ts(const struct tpp_reader *r)
 	return t;
 }
 
-/* Progress on a terminal, for runs long enough to wait for. */
-struct progress {
-	int on, last_pct;
-	uint64_t total, next;
-};
-
-static void progress_start(struct progress *p, const struct tpp_reader *r, int show)
+void an_progress_start(struct an_progress *p, const struct tpp_reader *r, int show)
 {
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < tpp_r_nchunks(r); i++)
@@ -46,10 +40,8 @@ static void progress_start(struct progress *p, const struct tpp_reader *r, int s
 	p->next = 1u << 20;
 }
 
-static inline void progress(struct progress *p, uint64_t events)
+void an_progress_show(struct an_progress *p, uint64_t events)
 {
-	if (!p->on || events < p->next)
-		return;
 	p->next = events + (1u << 20);
 	int pct = (int)(events * 100 / p->total);
 	if (pct != p->last_pct)
@@ -57,7 +49,7 @@ static inline void progress(struct progress *p, uint64_t events)
 	p->last_pct = pct;
 }
 
-static void progress_end(const struct progress *p)
+void an_progress_end(const struct an_progress *p)
 {
 	if (p->on)
 		fputs("\r\033[K", stderr);
@@ -94,8 +86,8 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 			o.want = want;
 		}
 	}
-	struct progress p;
-	progress_start(&p, r, show_progress);
+	struct an_progress p;
+	an_progress_start(&p, r, show_progress);
 	struct tpp_iter *it;
 	int rc = tpp_iter_open(&it, r, &o);
 	if (rc < 0) {
@@ -128,9 +120,9 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 		}
 		if (rc < 0)
 			break;
-		progress(&p, st->events);
+		an_progress(&p, st->events);
 	}
-	progress_end(&p);
+	an_progress_end(&p);
 	tpp_iter_close(it);
 	free(want); /* read by the iterator until it closes */
 	return rc < 0 ? rc : 0;
@@ -158,8 +150,8 @@ int an_run_cols(struct tpp_reader *r, const struct an_filter *f, int threads, in
 		snprintf(st->last_error, sizeof(st->last_error), "%s", tpp_r_error(r));
 		return rc;
 	}
-	struct progress p;
-	progress_start(&p, r, show_progress);
+	struct an_progress p;
+	an_progress_start(&p, r, show_progress);
 	struct tpp_run runs[256];
 	for (;;) {
 		rc = tpp_scan_runs(s, runs, 256);
@@ -177,9 +169,9 @@ int an_run_cols(struct tpp_reader *r, const struct an_filter *f, int threads, in
 			st->events += runs[i].to - runs[i].from;
 		if ((rc = fn(ctx, runs, rc)) < 0)
 			break;
-		progress(&p, st->events);
+		an_progress(&p, st->events);
 	}
-	progress_end(&p);
+	an_progress_end(&p);
 	tpp_scan_close(s);
 	return rc < 0 ? rc : 0;
 }

@@ -45,6 +45,23 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
  * before any event, when the file or f->want does not suit a scan. */
 int an_run_cols(struct tpp_reader *r, const struct an_filter *f, int threads, int show_progress,
 		int (*fn)(void *ctx, const struct tpp_run *runs, int n), void *ctx, struct an_run_stats *st);
+/* A progress line on stderr ("\r 42% 1234567 events"), for loops of their
+ * own (dump, info) as an_run keeps it: shown only when stderr is a terminal,
+ * show is set and the file holds more than 4 Mi events; an_progress after
+ * each event (or run of them), an_progress_end before anything else goes to
+ * stderr (it clears the line). */
+struct an_progress {
+	int on, last_pct;
+	uint64_t total, next;
+};
+void an_progress_start(struct an_progress *p, const struct tpp_reader *r, int show);
+void an_progress_show(struct an_progress *p, uint64_t events);
+static inline void an_progress(struct an_progress *p, uint64_t events)
+{
+	if (p->on && events >= p->next)
+		an_progress_show(p, events);
+}
+void an_progress_end(const struct an_progress *p);
 /* First event timestamp in the file (from the chunk index), 0 if none. */
 uint64_t an_first_ts(const struct tpp_reader *r);
 uint64_t an_last_ts(const struct tpp_reader *r);
