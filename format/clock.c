@@ -48,13 +48,21 @@ static int64_t sat64(i128 v)
 	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
 }
 
+/* x * y / d (d > 0), saturated where x * y overflows 128 bits: values
+ * from the file reach 2^64 each, and a product of two 2^129. Far beyond
+ * 2^64 either way, the caller's sat64 says the same. */
+static i128 mul_div(i128 x, i128 y, i128 d)
+{
+	i128 p;
+	if (__builtin_mul_overflow(x, y, &p))
+		return (x < 0) != (y < 0) ? -((i128)1 << 100) : (i128)1 << 100;
+	return p / d;
+}
+
 /* The offset's change from sample a to b carried over dt ns. */
 static i128 slope_over(const struct tpp_clock_sample *a, const struct tpp_clock_sample *b, i128 dt)
 {
-	i128 span = (i128)b->mono_ns - (i128)a->mono_ns;
-	i128 dd = (i128)b->offset_ns - (i128)a->offset_ns;
-	/* |dd| < 2^64 and |dt| < 2^65: the product fits */
-	return dd * dt / span;
+	return mul_div((i128)b->offset_ns - (i128)a->offset_ns, dt, (i128)b->mono_ns - (i128)a->mono_ns);
 }
 
 int64_t tpp_clock_wall(const struct tpp_clock *c, uint64_t mono, int64_t *err_ns)
@@ -92,8 +100,8 @@ int64_t tpp_clock_wall(const struct tpp_clock *c, uint64_t mono, int64_t *err_ns
 				err = near->err_ns + (d < 0 ? -d : d);
 			} else {
 				/* between: the errors blend like the offsets */
-				err = a->err_ns + ((i128)b->err_ns - a->err_ns) * dt /
-							  ((i128)b->mono_ns - (i128)a->mono_ns);
+				err = a->err_ns + mul_div((i128)b->err_ns - a->err_ns, dt,
+							  (i128)b->mono_ns - (i128)a->mono_ns);
 			}
 		}
 	}

@@ -81,6 +81,21 @@ test_expect 'one file given twice, and --by-host where one file is read, are sai
 	! "$TRACEPP" replay --by-host a.tpp 2>err.txt && grep -q "unrecognized option .--by-host" err.txt
 '
 
+# A hostname is the file's bytes: "a;b" plus an escape code (sethostname
+# takes any bytes) must neither split a folded frame nor reach the terminal.
+test_expect 'a missing file among several: info JSON still one valid array, exit 1; a hostname with ; and ESC stays one frame, escaped' '
+	files &&
+	! "$TRACEPP" info --format=json missing.tpp a.tpp b.tpp >i.json 2>err &&
+	python3 -c "import json; d = json.load(open(\"i.json\")); assert len(d) == 2, len(d)" &&
+	unshare -u python3 -c "import socket, subprocess, sys
+socket.sethostname(b\"x;y \x1b[31m\".decode())
+subprocess.run([sys.argv[1], \"-o\", \"e.tpp\", \"-n\", \"3000\", \"--seed\", \"4\"], check=True, stderr=subprocess.DEVNULL)" "$GEN" &&
+	"$TRACEPP" callgraph --folded a.tpp e.tpp >f.txt 2>/dev/null &&
+	"$TRACEPP" sched a.tpp e.tpp >s.txt 2>&1 &&
+	! grep -q "$(printf "\033")" f.txt s.txt &&
+	grep -q "^x_y_\\\\x1b\[31m;" f.txt && ! grep -v "^hosta;" f.txt | grep -qv "^x_y_"
+'
+
 test_expect '--clock=wall: dump text, dump JSON, replay and io agree on every instant; merged io time lines in wall order' '
 	files && "$TRACEPP" dump --clock=wall a.tpp >d.txt 2>d.err &&
 	"$TRACEPP" dump --clock=wall --format=json a.tpp >d.json 2>/dev/null &&

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "an_cli.h"
+#include "esc.h"
 #include "cli.h"
 #include "losses.h"
 #include "an_types.h"
@@ -466,7 +467,10 @@ int acli_finish(struct acli *c)
 			continue;
 		fflush(n->f);
 		if (n->len) {
-			printf("\nhost %s:", acli_host(c, i));
+			const char *h = acli_host(c, i);
+			fputs("\nhost ", stdout);
+			esc_text_put(stdout, h, strlen(h)); /* the file's bytes: no line break, no escape code */
+			fputc(':', stdout);
 			fwrite(n->buf, 1, n->len, stdout);
 		}
 	}

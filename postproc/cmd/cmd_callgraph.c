@@ -7,6 +7,7 @@
 #include "an_cli.h"
 #include "commands.h"
 #include "cg_print.h"
+#include "esc.h"
 #include "an_syms.h"
 #include "an_cg.h"
 
@@ -316,12 +317,20 @@ static int folded_host(struct acli *c, const struct an_cg *cg)
 	int rc = cg_folded(m, cg, UINT32_MAX);
 	if (fclose(m) && !rc)
 		rc = -ENOMEM;
-	const char *h = acli_host(c, c->fi);
+	/* the host as a frame: the file's bytes in their text form (no line
+	 * break), and no ';' or space, which would split it in two frames */
+	char *h = esc_text_dup(acli_host(c, c->fi), strlen(acli_host(c, c->fi)));
+	if (!h)
+		rc = -ENOMEM;
+	for (char *q = h; q && *q; q++)
+		if (*q == ';' || *q == ' ')
+			*q = '_';
 	for (char *p = buf, *nl; !rc && p && p < buf + len; p = nl + 1) {
 		if (!(nl = memchr(p, '\n', (size_t)(buf + len - p))))
 			nl = buf + len;
 		printf("%s;%.*s\n", h, (int)(nl - p), p);
 	}
+	free(h);
 	free(buf);
 	return rc;
 }

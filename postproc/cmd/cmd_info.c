@@ -414,7 +414,7 @@ int cmd_info(int argc, char **argv)
 	/* the sum over several files, and their span on the wall clock */
 	uint64_t events = 0, bytes = 0;
 	int64_t wall0 = INT64_MAX, wall1 = INT64_MIN, worst = 0;
-	int unknown = 0;
+	int unknown = 0, said = 0;
 	if (nfiles > 1 && fmt == OUT_JSON)
 		fputs("[\n", stdout);
 	for (int i = 0; i < nfiles; i++) {
@@ -426,13 +426,19 @@ int cmd_info(int argc, char **argv)
 		x.in = tpp_r_info(x.r);
 		x.me = tpp_r_meta(x.r);
 		if (info_count(&x)) {
-			fprintf(stderr, "tracepp info: out of memory\n");
-			return 1;
+			fprintf(stderr, "tracepp info: %s: out of memory\n", x.path);
+			free(x.by_type);
+			free(x.sc);
+			tpp_r_close(x.r);
+			rc = 1;
+			continue;
 		}
 		info_gather(&x);
-		if (fmt == OUT_JSON && nfiles > 1 && i)
+		/* a separator between the files said, not by position: a file
+		 * that failed says nothing here */
+		if (fmt == OUT_JSON && nfiles > 1 && said++)
 			fputs(",\n", stdout);
-		else if (i)
+		else if (fmt != OUT_JSON && said++)
 			fputc('\n', stdout);
 		if (fmt == OUT_JSON)
 			info_json(stdout, &x);

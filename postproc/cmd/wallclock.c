@@ -28,8 +28,12 @@ int wallclock_error(const struct tpp_reader *r, int64_t *err_ns, int64_t *drift_
 	tpp_clock_wall(c, end, &e1);
 	if (e0 >= 0 && e1 >= 0)
 		*err_ns = e0 > e1 ? e0 : e1;
-	if (c->n > 1)
-		*drift_ns = c->s[c->n - 1].offset_ns - c->s[0].offset_ns;
+	if (c->n > 1) {
+		/* the file's offsets are untrusted: their difference in 128 bits,
+		 * kept within +-INT64_MAX so that its negation is one too */
+		__int128 d = (__int128)c->s[c->n - 1].offset_ns - c->s[0].offset_ns;
+		*drift_ns = d > INT64_MAX ? INT64_MAX : d < -INT64_MAX ? -INT64_MAX : (int64_t)d;
+	}
 	return 0;
 }
 

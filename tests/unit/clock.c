@@ -55,6 +55,15 @@ static void interpolation(void)
 	      (long long)err);
 	tpp_clock_wall(&c, 0, &err);
 	tpp_clock_free(&c);
+	/* a crafted pair whose offset change times the distance passes 2^127
+	 * (the review's case: UBSan's overflow in slope_over) */
+	struct tpp_clock_sample x1 = {UINT64_MAX - 1, INT64_MIN, 0}, x2 = {UINT64_MAX, INT64_MAX, 0};
+	tpp_clock_add(&c, &x1);
+	tpp_clock_add(&c, &x2);
+	tpp_clock_done(&c);
+	CHECK(tpp_clock_wall(&c, 1, &err) == INT64_MIN && err == INT64_MAX, "crafted slope: %lld",
+	      (long long)err);
+	tpp_clock_free(&c);
 	/* one sample of unknown time (an older file): a constant offset, error unknown */
 	struct tpp_clock_sample old = {0, -5, -1};
 	tpp_clock_add(&c, &old);
