@@ -9,6 +9,7 @@
 #include "an_dwarf.h"
 #include "an_syms.h"
 #include "an_lost.h"
+#include "an_run.h"
 #include "cli.h"
 #include "commands.h"
 #include "esc.h"
@@ -469,12 +470,16 @@ int cmd_dump(int argc, char **argv)
 	char damage[700] = "";
 	const char *last_comm = NULL;
 	size_t last_comm_len = 0;
+	struct an_progress prog;
+	an_progress_start(&prog, r, 1);
+	uint64_t seen = 0, shown = 0;
 	while ((e = tpp_iter_next(it, &ev)) != 0) {
 		if (e < 0) {
 			if (!ndamaged++)
 				snprintf(damage, sizeof(damage), "%s", tpp_iter_error(it));
 			continue;
 		}
+		an_progress(&prog, ++seen);
 		const struct tpp_lost *lx;
 		while ((lx = an_lost_before(&lq, ev->stream, ev->ts)))
 			lost_line(&d, fmt, r, lx);
@@ -496,9 +501,11 @@ int cmd_dump(int argc, char **argv)
 			text_line(&d, ev, t, last_comm, last_comm_len);
 		else
 			json_line(&d, ev, t, last_comm, last_comm_len);
+		shown++;
 		if (o->err)
 			break;
 	}
+	an_progress_end(&prog);
 	for (const struct tpp_lost *lx; (lx = an_lost_rest(&lq));)
 		lost_line(&d, fmt, r, lx);
 	an_lost_close(&lq);
@@ -508,6 +515,11 @@ int cmd_dump(int argc, char **argv)
 	}
 	uint64_t at_open = tpp_r_info(r)->damaged_chunks;
 	cli_warn_damaged("dump", ndamaged + at_open, ndamaged ? damage : tpp_r_error(r));
+	/* as perf script and uftrace replay: no event is no error, but said */
+	if (!shown && !o->err && (a.tid_filter >= 0 || a.types || flt || a.range))
+		fprintf(stderr, "tracepp dump: no event of %s passes%s%s%s%s\n", argv[optind],
+			a.tid_filter >= 0 ? " --tid" : "", a.types ? " --type" : "", flt ? " --where" : "",
+			a.range ? " --time-range" : "");
 	tpp_iter_close(it);
 	tps_filter_free(flt);
 	an_dwarf_close(dw);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "an_pair.h"
+#include "an_run.h"
 #include "cli.h"
 #include "commands.h"
 #include "esc.h"
@@ -120,10 +121,13 @@ static int info_count(struct info *x)
 	char damage[700] = "";
 	uint32_t last_stream = UINT32_MAX;
 	size_t last_k = 0;
+	struct an_progress prog;
+	an_progress_start(&prog, r, 1);
 	for (;;) {
 		e = tpp_iter_next(it, &ev);
 		if (e == 0)
 			break;
+		an_progress(&prog, x->events + 1);
 		if (e < 0) {
 			if (!damage[0])
 				snprintf(damage, sizeof(damage), "%s", tpp_iter_error(it));
@@ -138,6 +142,7 @@ static int info_count(struct info *x)
 		}
 		x->sc[last_k].events++;
 	}
+	an_progress_end(&prog);
 	struct tpp_iter_stats ist;
 	tpp_iter_stats(it, &ist);
 	tpp_iter_close(it);
