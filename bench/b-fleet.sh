@@ -62,16 +62,16 @@ if ! [ -x /usr/sbin/clickhouse-server ] || ! command -v clickhouse-client >/dev/
 fi
 "$TOP/fleet/cluster.sh" start "$CH" || { echo "b-fleet: the cluster did not start"; exit 1; }
 read -r P1 P2 H1 H2 <"$CH/ports"
-q() { curl -sS --fail-with-body --data-binary "$1" "http://127.0.0.1:${2:-$H1}/"; }
-TRACEPP=$B/tracepp "$TOP/fleet/ddl.sh" "$H1" "$H2" -- events || exit 1
+q() { curl -K "$CH/curlrc" -sS --fail-with-body --data-binary "$1" "http://127.0.0.1:${2:-$H1}/"; }
+FLEET_CURLRC=$CH/curlrc TRACEPP=$B/tracepp "$TOP/fleet/ddl.sh" "$H1" "$H2" -- events || exit 1
 empty() { q "TRUNCATE TABLE events_local" "$H1" && q "TRUNCATE TABLE events_local" "$H2"; }
-TRACEPP=$B/tracepp "$TOP/fleet/load.sh" events "$H1" t.tpp && q "SELECT * FROM events FORMAT TabSeparated" >rows.tsv && empty
+FLEET_CURLRC=$CH/curlrc TRACEPP=$B/tracepp "$TOP/fleet/load.sh" events "$H1" t.tpp && q "SELECT * FROM events FORMAT TabSeparated" >rows.tsv && empty
 rows=$(wc -l <rows.tsv)
 for r in $(seq "$RUNS"); do
-	echo "tracepp $(TRACEPP=$B/tracepp secs /dev/null "$TOP/fleet/load.sh" events "$H1" t.tpp)"
+	echo "tracepp $(FLEET_CURLRC=$CH/curlrc TRACEPP=$B/tracepp secs /dev/null "$TOP/fleet/load.sh" events "$H1" t.tpp)"
 	[ "$(q "SELECT count() FROM events")" = "$rows" ] || echo "b-fleet: tracepp load: wrong count" >&2
 	empty
-	echo "client $(secs "<rows.tsv" clickhouse-client --port "$P1" --query "INSERT INTO events FORMAT TabSeparated")"
+	echo "client $(secs "<rows.tsv" clickhouse-client --config-file "$CH/client.xml" --port "$P1" --query "INSERT INTO events FORMAT TabSeparated")"
 	[ "$(q "SELECT count() FROM events")" = "$rows" ] || echo "b-fleet: TSV import: wrong count" >&2
 	empty
 done >ingest

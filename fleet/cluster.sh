@@ -4,7 +4,13 @@
 # directories under DIR (private: created 0700 here, or an empty 0700 one
 # given), the remote_servers cluster "tpp" naming both (config.xml.in).
 #   fleet/cluster.sh start DIR   starts both, waits until they answer, and
-#                                writes DIR/ports: "TCP1 TCP2 HTTP1 HTTP2"
+#                                writes DIR/ports: "TCP1 TCP2 HTTP1 HTTP2",
+#                                DIR/curlrc (curl -K: the user and its
+#                                password) and DIR/client.xml (the same for
+#                                clickhouse-client --config-file)
+# The one user, default, has a password made at start (random, in the 0600
+# files above only: never in argv): other local users can reach loopback
+# ports, and must neither read the tables nor change what a test compares.
 #   fleet/cluster.sh stop DIR    stops both (TERM, then KILL after 10 s)
 # The servers are this script's children's processes, not a system
 # service; stop (or the caller's trap) ends them. Needs Debian's
@@ -47,14 +53,24 @@ start)
 	else
 		mkdir -m 700 "$dir" || exit 1
 	fi
+	dir=$(cd "$dir" && pwd) || exit 1 # the servers start in their own directories
 	read -r tcp1 tcp2 http1 http2 <<<"$(free_ports 4)"
 	[ -n "$http2" ] || { echo "$0: no free ports" >&2; exit 1; }
-	mkdir -p "$dir/conf" && cp "$here/users.xml" "$dir/conf/users.xml" || exit 1
+	umask 077
+	pw=$(od -An -N24 -tx1 /dev/urandom | tr -d " \n")
+	sha=$(printf %s "$pw" | sha256sum | cut -d" " -f1)
+	[ ${#pw} = 48 ] && [ ${#sha} = 64 ] || { echo "$0: no password made" >&2; exit 1; }
+	mkdir -p "$dir/conf" &&
+		sed "s|<password></password>|<password_sha256_hex>$sha</password_sha256_hex>|" "$here/users.xml" \
+			>"$dir/conf/users.xml" &&
+		printf 'user = "default:%s"\n' "$pw" >"$dir/curlrc" &&
+		printf '<config><user>default</user><password>%s</password></config>\n' "$pw" >"$dir/client.xml" ||
+		exit 1
 	for s in s1 s2; do
 		if [ $s = s1 ]; then tcp=$tcp1 http=$http1; else tcp=$tcp2 http=$http2; fi
 		mkdir -p "$dir/$s" || exit 1
 		sed -e "s|@DIR@|$dir/$s|g; s|@CONF@|$dir/conf|g; s|@HTTP@|$http|; s|@TCP@|$tcp|" \
-		    -e "s|@TCP1@|$tcp1|; s|@TCP2@|$tcp2|" "$here/config.xml.in" >"$dir/$s/config.xml" || exit 1
+		    -e "s|@TCP1@|$tcp1|; s|@TCP2@|$tcp2|; s|@PW@|$pw|g" "$here/config.xml.in" >"$dir/$s/config.xml" || exit 1
 		# its working directory is its own: the server writes status files there
 		(cd "$dir/$s" && exec "$server" --config-file="$dir/$s/config.xml" >"$dir/$s/stdout" 2>&1) &
 		echo $! >"$dir/$s/pid"

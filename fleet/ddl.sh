@@ -5,7 +5,8 @@
 # recording (sipHash64(trace_id): a recording's rows stay on one shard).
 #   fleet/ddl.sh HTTP_PORT... [-- TABLE...]   (default: every table)
 # Statements go over each server's HTTP interface on loopback. TRACEPP
-# (default: tracepp on PATH) is the tracepp to ask for the schema.
+# (default: tracepp on PATH) is the tracepp to ask for the schema;
+# FLEET_CURLRC the cluster's DIR/curlrc (cluster.sh), the user and password.
 set -eo pipefail
 tracepp=${TRACEPP:-tracepp}
 ports=()
@@ -14,7 +15,7 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do ports+=("$1"); shift; done
 tables=("$@")
 [ ${#tables[@]} -gt 0 ] || tables=(events calls sched io net tasks)
 [ ${#ports[@]} -gt 0 ] || { echo "usage: $0 HTTP_PORT... [-- TABLE...]" >&2; exit 2; }
-sql() { curl -sS --fail-with-body --data-binary @- "http://127.0.0.1:$1/" >/dev/null; }
+sql() { curl ${FLEET_CURLRC:+-K "$FLEET_CURLRC"} -sS --fail-with-body --data-binary @- "http://127.0.0.1:$1/" >/dev/null; }
 for p in "${ports[@]}"; do
 	for t in "${tables[@]}"; do
 		"$tracepp" export --table="$t" --schema=clickhouse |

@@ -25,7 +25,7 @@ fi
 trap '"$TOP/fleet/cluster.sh" stop "$CH"; _cleanup' EXIT
 
 # SQL over HTTP (curl starts faster than clickhouse-client)
-q() { curl -sS --fail-with-body --data-binary "$1" "http://127.0.0.1:${2:-$H1}/"; }
+q() { curl -K "$CH/curlrc" -sS --fail-with-body --data-binary "$1" "http://127.0.0.1:${2:-$H1}/"; }
 
 # tracepp's own answer (CSV per file, keyed by the file's trace_id) beside
 # ClickHouse's (TSV): the same set of rows.
@@ -49,13 +49,16 @@ ids() { cat "$_scratch/ids"; }
 test_expect 'two servers on loopback, two shards, the tables and their Distributed tables; three recordings loaded through it' '
 	"$TOP/fleet/cluster.sh" start "$CH" && [ "$(stat -c %a "$CH")" = 700 ] &&
 	read -r P1 P2 H1 H2 <"$CH/ports" && cp "$CH/ports" "$_scratch/p" &&
+	# another local user reaches the ports, not the data: no query without the password
+	[ "$(stat -c %a "$CH/curlrc" "$CH/client.xml" | sort -u)" = 600 ] &&
+	! curl -sS --fail "http://127.0.0.1:$H1/?query=SELECT%201" 2>/dev/null && [ "$(q "SELECT 1")" = 1 ] &&
 	for f in $FILES; do
 		echo "$f $($TRACEPP export --table=tasks "$f" | sed -n "2{s/^[^,]*,\([^,]*\),.*/\1/p}")"
 	done >"$_scratch/ids" && [ $(cut -d" " -f2 "$_scratch/ids" | sort -u | grep -c .) = 3 ] &&
-	TRACEPP=$TRACEPP "$TOP/fleet/ddl.sh" "$H1" "$H2" -- events calls sched io tasks &&
+	FLEET_CURLRC=$CH/curlrc TRACEPP=$TRACEPP "$TOP/fleet/ddl.sh" "$H1" "$H2" -- events calls sched io tasks &&
 	[ "$(q "SELECT count() FROM system.clusters WHERE cluster = '"'tpp'"'")" = 2 ] &&
 	for t in events calls sched io tasks; do
-		TRACEPP=$TRACEPP "$TOP/fleet/load.sh" $t "$H1" $FILES || exit 1
+		FLEET_CURLRC=$CH/curlrc TRACEPP=$TRACEPP "$TOP/fleet/load.sh" $t "$H1" $FILES || exit 1
 		want=$($TRACEPP export --table=$t $FILES | tail -n +2 | wc -l)
 		got=$(q "SELECT count() FROM $t")
 		n1=$(q "SELECT count() FROM ${t}_local" "$H1")

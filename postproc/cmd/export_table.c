@@ -143,9 +143,11 @@ static void fields_json(struct xt *x, const struct tpp_event *ev)
 		const union tpp_val *v = &ev->v[i];
 		size_t fl = strlen(fn);
 		size_t sl = t->fields[i].type >= TPP_F_STR && v->s.p ? v->s.len : 0;
-		/* the cell lives in scratch's buffer, never flushed: a field that
-		 * would not fit (at worst 6 bytes of JSON per byte) is null */
-		size_t need = 6 * fl + 6 * 2 * sl + 64;
+		/* the cell lives in scratch's buffer, never flushed (its fd is -1:
+		 * a flush would fail and start the cell over): a field that would
+		 * not fit is left out and counted. At worst 6 bytes of JSON per
+		 * byte, and the escaper asks for 256 bytes of room beyond that */
+		size_t need = 6 * fl + 6 * 2 * sl + 64 + 256;
 		if (o->len + need + 2 > sizeof(o->buf)) {
 			x->cut++;
 			continue;
@@ -184,6 +186,12 @@ static void fields_json(struct xt *x, const struct tpp_event *ev)
 		}
 	}
 	of_ch(o, '}');
+	if (o->err) { /* cannot happen with the room kept above; never a cut cell */
+		o->err = 0;
+		o->len = 0;
+		of_str(o, "{}");
+		x->cut++;
+	}
 }
 
 static int ev_row(void *ctx, const struct tpp_event *ev)
