@@ -109,6 +109,13 @@ test_expect 'block requests and their p50 device time per device and op are trac
 	python3 "$_scratch/same.py" io.tsv True dev,op,count,p50_ns $args
 '
 
+test_expect 'loading the same recordings again adds no row: each is skipped by its trace_id' '
+	read -r P1 P2 H1 H2 <"$_scratch/p" &&
+	before=$(q "SELECT count() FROM calls") &&
+	FLEET_CURLRC=$CH/curlrc TRACEPP=$TRACEPP "$TOP/fleet/load.sh" calls "$H1" $FILES 2>err &&
+	cat err && [ "$(grep -c "already holds its rows" err)" = 3 ] && [ "$(q "SELECT count() FROM calls")" = "$before" ]
+'
+
 test_expect 'the cluster stops: both servers gone, their ports closed' '
 	pids="$(cat "$CH"/s1/pid "$CH"/s2/pid)" && "$TOP/fleet/cluster.sh" stop "$CH" &&
 	for p in $pids; do ! kill -0 $p 2>/dev/null || exit 1; done &&

@@ -83,6 +83,12 @@ test_expect 'one file given twice, and --by-host where one file is read, are sai
 
 # A hostname is the file's bytes: "a;b" plus an escape code (sethostname
 # takes any bytes) must neither split a folded frame nor reach the terminal.
+test_expect 'callgraph --callers of a function no file has: exit 1, said once for all; io --clock=wall without --interval: a usage error' '
+	files &&
+	! "$TRACEPP" callgraph --callers no_such_fn a.tpp b.tpp >/dev/null 2>err && grep -q "in any of the 2 files" err &&
+	"$TRACEPP" io --clock=wall a.tpp b.tpp >/dev/null 2>err; [ $? = 2 ] && grep -q "needs --interval" err
+'
+
 test_expect 'a missing file among several: info JSON still one valid array, exit 1; a hostname with ; and ESC stays one frame, escaped' '
 	files &&
 	! "$TRACEPP" info --format=json missing.tpp a.tpp b.tpp >i.json 2>err &&

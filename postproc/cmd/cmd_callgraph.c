@@ -265,6 +265,7 @@ struct cg_opts {
 	enum mode mode;
 	const char *fname;
 	int thread_roots;
+	int found; /* --callers/--callees: files that have the function */
 };
 
 static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
@@ -338,7 +339,7 @@ static int folded_host(struct acli *c, const struct an_cg *cg)
 /* One file: its call graph and rows. 0 or the exit status. */
 static int cg_file(struct acli *c, void *ctx)
 {
-	const struct cg_opts *o = ctx;
+	struct cg_opts *o = ctx;
 	struct an_syms *syms = NULL;
 	struct an_cg cg;
 	memset(&cg, 0, sizeof(cg));
@@ -379,6 +380,7 @@ static int cg_file(struct acli *c, void *ctx)
 			rc = c->m ? 0 : 1;
 			goto out;
 		}
+		o->found++;
 		rc = print_related(c, &cg, (uint32_t)i, o->mode == M_CALLEES);
 		break;
 	}
@@ -401,7 +403,7 @@ int cmd_callgraph(int argc, char **argv)
 					   {"sort", required_argument, 0, 's'},
 					   {"root", required_argument, 0, 'R'},
 					   {0, 0, 0, 0}};
-	struct cg_opts o = {M_FUNCS, NULL, 0};
+	struct cg_opts o = {M_FUNCS, NULL, 0, 0};
 	const struct acli_spec spec = {.cmd = "callgraph", .usage = usage_text, .opts = lo,
 				       .opt = own_opt, .ctx = &o, .multi_file = 1};
 	struct acli c;
@@ -410,6 +412,12 @@ int cmd_callgraph(int argc, char **argv)
 	if (rc != ACLI_GO)
 		return rc;
 	rc = acli_each(&c, cg_file, &o);
+	if (!rc && c.m && (o.mode == M_CALLERS || o.mode == M_CALLEES) && !o.found) {
+		/* no file has it: as for one file, a failure, said once */
+		fprintf(stderr, "tracepp callgraph: no function named '%s' in any of the %d files\n", o.fname,
+			c.nfiles);
+		rc = 1;
+	}
 	acli_close(&c);
 	return rc;
 }

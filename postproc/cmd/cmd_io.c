@@ -218,6 +218,11 @@ int cmd_io(int argc, char **argv)
 	if (rc != ACLI_GO)
 		return rc;
 	r.c = &c;
+	if (r.wall && !r.interval) {
+		rc = acli_usage_error(&c, "--clock=wall needs --interval: only the time line has times");
+		acli_close(&c);
+		return rc;
+	}
 	rc = acli_each(&c, io_file, &r);
 	if (!rc && c.m) {
 		if (r.interval) {
