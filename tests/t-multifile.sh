@@ -83,10 +83,16 @@ test_expect 'one file given twice, and --by-host where one file is read, are sai
 
 # A hostname is the file's bytes: "a;b" plus an escape code (sethostname
 # takes any bytes) must neither split a folded frame nor reach the terminal.
-test_expect 'callgraph --callers of a function no file has: exit 1, said once for all; io --clock=wall without --interval: a usage error' '
+test_expect 'callgraph --callers of a function no file has: exit 1, said once for all; io --clock=wall without --interval: a usage error; an unreadable file stops the run first; merged io time lines carry the wall column' '
 	files &&
 	! "$TRACEPP" callgraph --callers no_such_fn a.tpp b.tpp >/dev/null 2>err && grep -q "in any of the 2 files" err &&
-	"$TRACEPP" io --clock=wall a.tpp b.tpp >/dev/null 2>err; [ $? = 2 ] && grep -q "needs --interval" err
+	"$TRACEPP" io --clock=wall a.tpp b.tpp >/dev/null 2>err; [ $? = 2 ] && grep -q "needs --interval" err &&
+	# a file that cannot be read stops the run before any is analysed: one line, no rows
+	! "$TRACEPP" sched a.tpp missing.tpp b.tpp >out 2>err && [ ! -s out ] && [ "$(wc -l <err)" = 1 ] &&
+	grep -q "missing.tpp" err &&
+	# merged time lines come in wall-clock order: the column that shows it, even without --clock=wall
+	"$TRACEPP" io --interval=1ms --format=csv a.tpp b.tpp 2>/dev/null | head -1 | grep -q ",wall$" &&
+	"$TRACEPP" io --interval=1ms --format=csv a.tpp 2>/dev/null | head -1 | grep -vq ",wall$"
 '
 
 test_expect 'a missing file among several: info JSON still one valid array, exit 1; a hostname with ; and ESC stays one frame, escaped' '

@@ -181,8 +181,14 @@ int acli_open(struct acli *c, int argc, char **argv)
 		 * and --folded prints one before the last file is read */
 		for (int i = 0; i < c->nfiles; i++) {
 			struct tpp_reader *r;
-			if (tpp_r_open(&r, c->files[i], NULL, 0))
-				continue; /* said when its turn comes */
+			char msg[768];
+			if (tpp_r_open(&r, c->files[i], msg, sizeof(msg))) {
+				/* now, before any file is analysed: a fleet's run that
+				 * would stop at its 150th file stops at once */
+				fprintf(stderr, "tracepp %s: %s\n", c->cmd, msg);
+				acli_close(c);
+				return 1;
+			}
 			const char *h = tpp_r_info(r)->hostname;
 			c->m->hostname[i] = strdup(h && h[0] ? h : "?");
 			tpp_r_close(r);

@@ -24,7 +24,7 @@ static const char usage_text[] =
 	"                           (the time line gets a wall column)\n"
 	ACLI_MULTI_USAGE
 	"                           (else time lines merge in wall-clock order, the\n"
-	"                           alignment error said once)\n";
+	"                           alignment error said once, with the wall column)\n";
 
 struct io_run {
 	struct acli *c;
@@ -151,7 +151,9 @@ static int io_file(struct acli *c, void *ctx)
 	r->t0 = c->f.from_ts ? c->f.from_ts : c->t0;
 	struct an_run_stats st;
 	int rc;
-	size_t ntl = sizeof(tl_cols) / sizeof(tl_cols[0]) - !r->wall;
+	/* several files' time lines merge in wall-clock order: the column
+	 * that shows it, with or without --clock=wall (t_ns is each file's own) */
+	size_t ntl = sizeof(tl_cols) / sizeof(tl_cols[0]) - !(r->wall || c->m);
 	if (r->interval && !(r->tl = acli_tbl_open(c, tl_cols, ntl))) {
 		rc = 1;
 		goto out;
