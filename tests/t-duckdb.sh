@@ -65,7 +65,7 @@ for t, line in zip(\"$TABLES\".split(), sys.stdin):
 
 by_id() { # CMD: tracepp CMD --format=csv per file, named by trace_id, as same.py args
 	while read -r f id; do
-		$TRACEPP $1 --format=csv "$f" >"$id.csv" 2>/dev/null
+		$TRACEPP $1 --format=csv "$f" >"$id.csv" 2>/dev/null || return 1
 		echo "$id.csv=$id"
 	done <"$_scratch/ids"
 }

@@ -46,6 +46,13 @@ PY
 # each file's trace_id, as its rows carry it (test 1 keeps them)
 ids() { cat "$_scratch/ids"; }
 
+by_id() { # CMD: tracepp CMD --format=csv per recording, named by trace_id, as same.py args
+	while read -r f id; do
+		$TRACEPP $1 --format=csv "$f" >"$id.csv" 2>/dev/null || return 1
+		echo "$id.csv=$id"
+	done < <(ids)
+}
+
 test_expect 'two servers on loopback, two shards, the tables and their Distributed tables; three recordings loaded through it' '
 	"$TOP/fleet/cluster.sh" start "$CH" && [ "$(stat -c %a "$CH")" = 700 ] &&
 	read -r P1 P2 H1 H2 <"$CH/ports" && cp "$CH/ports" "$_scratch/p" &&
@@ -73,11 +80,7 @@ test_expect 'two servers on loopback, two shards, the tables and their Distribut
 read -r P1 P2 H1 H2 <"$_scratch/p" 2>/dev/null
 
 test_expect 'switches per task per recording (raw sched_switch events in SQL) and on-CPU ns per task (run slices summed) are tracepp sched'"'"'s' '
-	args= &&
-	while read -r f id; do
-		$TRACEPP sched --format=csv "$f" >"$id.csv" 2>/dev/null || exit 1
-		args="$args $id.csv=$id"
-	done < <(ids) &&
+	args=$(by_id sched) &&
 	q "SELECT host, trace_id, toString(toInt32(visitParamExtractInt(fields, '"'prev_pid'"')) AS t), toString(count())
 	   FROM events WHERE type = '"'sched_switch'"' AND t != 0 GROUP BY host, trace_id, t" >sw.tsv &&
 	python3 "$_scratch/same.py" sw.tsv "r[\"tid\"] != \"0\" and r[\"switches\"] != \"0\"" tid,switches $args &&
@@ -87,21 +90,13 @@ test_expect 'switches per task per recording (raw sched_switch events in SQL) an
 '
 
 test_expect 'calls per function per recording are tracepp callgraph'"'"'s' '
-	args= &&
-	while read -r f id; do
-		$TRACEPP callgraph --format=csv "$f" >"$id.csv" 2>/dev/null
-		args="$args $id.csv=$id"
-	done < <(ids) &&
+	args=$(by_id callgraph) &&
 	q "SELECT host, trace_id, func, toString(countIf(ended != '"'orphan'"')) FROM calls GROUP BY host, trace_id, func" >c.tsv &&
 	python3 "$_scratch/same.py" c.tsv True func,calls $args
 '
 
 test_expect 'block requests and their p50 device time per device and op are tracepp io'"'"'s' '
-	args= &&
-	while read -r f id; do
-		$TRACEPP io --format=csv "$f" >"$id.csv" 2>/dev/null
-		args="$args $id.csv=$id"
-	done < <(ids) &&
+	args=$(by_id io) &&
 	q "SELECT host, trace_id, dev, op, toString(count()),
 	   toString(if(countIf(issue_ns > 0) = 0, 0, arrayElement(arraySort(groupArrayIf(device_ns, issue_ns > 0)),
 	          toUInt64(ceil(0.5 * countIf(issue_ns > 0))))))

@@ -30,7 +30,7 @@ struct tinfo {
 	size_t tnlen;
 	char tkey[TPP_MAX_FIELDS][TPP_NAME_MAX + 4]; /* " name=" for text */
 	uint16_t tklen[TPP_MAX_FIELDS];
-	int sc_id, sc_args; /* raw_syscalls:sys_enter on x86-64: its id and args fields, else -1 */
+	struct ff_call sc;               /* a sys_enter's fields (fieldfmt.h) */
 };
 
 static void usage(FILE *f)
@@ -72,15 +72,7 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types, 
 		}
 	}
 	static const char *const common[] = {"ts", "cpu", "tid", "type", "task", "sym"};
-	ti->sc_id = ti->sc_args = -1;
-	for (unsigned i = 0; i < t->nfields && ff_is_sys_enter(arch, t->name); i++) {
-		if (!strcmp(t->fields[i].name, "id") && t->fields[i].type <= TPP_F_S64)
-			ti->sc_id = (int)i;
-		if (!strcmp(t->fields[i].name, "args") && t->fields[i].type == TPP_F_BYTES)
-			ti->sc_args = (int)i;
-	}
-	if (ti->sc_id < 0)
-		ti->sc_args = -1;
+	ff_call_fields(&ti->sc, arch, t);
 	for (unsigned i = 0; i < t->nfields; i++) {
 		ti->is_addr[i] = t->fields[i].type == TPP_F_U64 && is_addr_field(t->fields[i].name);
 		int num = t->fields[i].type == TPP_F_U64 || t->fields[i].type == TPP_F_S64;
@@ -213,16 +205,6 @@ static void hex_bytes(struct ofast *o, const union tpp_val *v)
 	}
 }
 
-/* A sys_enter as a call, "read(fd=3, buf=0x..., count=4096)", from its id
- * and its six argument words; 0 when the event is none or the call has no
- * name. */
-static size_t sc_call(const struct tinfo *t, const struct tpp_event *ev, char *buf, size_t len)
-{
-	if (t->sc_args < 0 || (unsigned)t->sc_args >= ev->nvals || (unsigned)t->sc_id >= ev->nvals)
-		return 0;
-	return ff_syscall_call(buf, len, ev->v[t->sc_id].u, ev->v[t->sc_args].s.p, ev->v[t->sc_args].s.len);
-}
-
 /* An address field in text: hex, <symbol+off>, and " at FILE:LINE". */
 static void text_addr(struct dump *d, const struct tpp_event *ev, const struct tinfo *t, unsigned i)
 {
@@ -273,17 +255,17 @@ static void text_line(struct dump *d, const struct tpp_event *ev, const struct t
 	of_mem(o, t->tname, t->tnlen);
 	/* a system call reads as one: "id=0 read(fd=3, buf=0x..., count=4096)" */
 	char call[320];
-	size_t cn = sc_call(t, ev, call, sizeof(call));
+	size_t cn = ff_call_text(&t->sc, ev, call, sizeof(call));
 	for (unsigned i = 0; i < ev->nvals; i++) {
 		const struct tpp_field_def *fd = &ev->t->fields[i];
-		if (cn && (int)i == t->sc_args) {
+		if (cn && (int)i == t->sc.args) {
 			of_ch(o, ' ');
 			of_mem(o, call, cn);
 			continue;
 		}
 		of_mem(o, t->tkey[i], t->tklen[i]);
 		char rd[48];
-		size_t rn = t->ff[i] && !(cn && (int)i == t->sc_id) ? ff_text(rd, sizeof(rd), t->ff[i], ev->v[i].u) : 0;
+		size_t rn = t->ff[i] && !(cn && (int)i == t->sc.id) ? ff_text(rd, sizeof(rd), t->ff[i], ev->v[i].u) : 0;
 		if (rn && !ff_beside(t->ff[i])) {
 			of_mem(o, rd, rn);
 			continue;
@@ -349,10 +331,10 @@ static void json_line(struct dump *d, const struct tpp_event *ev, const struct t
 		}
 		/* the raw number stays; how people read it comes beside it, as
 		 * FIELD_str */
-		char rd[320], call[320];
+		char rd[320];
 		size_t rn = t->ff[i] ? ff_text(rd, sizeof(rd), t->ff[i], ev->v[i].u) : 0;
-		if ((int)i == t->sc_args && (rn = sc_call(t, ev, call, sizeof(call))))
-			memcpy(rd, call, rn); /* the call, "read(fd=3, ...)", beside the raw words */
+		if ((int)i == t->sc.args) /* the call, "read(fd=3, ...)", beside the raw words */
+			rn = ff_call_text(&t->sc, ev, rd, sizeof(rd));
 		if (rn) {
 			size_t kl = strlen(t->jkey[i]);
 			of_mem(o, ", ", 2);

@@ -441,13 +441,20 @@ static int on_run(void *ctx, int32_t cpu, int32_t tid, uint64_t from, uint64_t t
 	return 0;
 }
 
+/* Device tracks and run-queue counters hold no task's events, they count
+ * every task: a --tid, --comm or --func export leaves them out, as it
+ * leaves out the CPUs' own instants. */
+static int all_tasks_wanted(const struct ex *x)
+{
+	return !x->c->f.tids && !x->c->f.comm && !x->func;
+}
+
 /* A CPU's run-queue length as it changes: a counter on the CPUs' process,
- * one per CPU (a viewer draws each counter name as its own track). A
- * --tid, --comm or --func export leaves it out: it counts every task. */
+ * one per CPU (a viewer draws each counter name as its own track). */
 static int on_rq(void *ctx, int32_t cpu, uint64_t ts, uint32_t nr)
 {
 	struct ex *x = ctx;
-	if (x->c->f.tids || x->c->f.comm || x->func)
+	if (!all_tasks_wanted(x))
 		return 0;
 	if (name_track(x, X_CPU_TID(cpu), "CPU %ld", cpu))
 		return -ENOMEM;
@@ -465,12 +472,6 @@ static int on_rq(void *ctx, int32_t cpu, uint64_t ts, uint32_t nr)
 
 /* ------------------------------------------------ block and net devices */
 
-/* Device tracks hold no task's events: a --tid, --comm or --func export
- * leaves them out, as it leaves out the CPUs' own instants. */
-static int devices_wanted(const struct ex *x)
-{
-	return !x->c->f.tids && !x->c->f.comm && !x->func;
-}
 
 static int name_pid(struct ex *x, int64_t pid, const char *name)
 {
@@ -486,7 +487,7 @@ static int name_pid(struct ex *x, int64_t pid, const char *name)
 static int on_req(void *ctx, const struct an_iodev *d, const struct an_ioreq_done *r)
 {
 	struct ex *x = ctx;
-	if (!r->issue_ts || !devices_wanted(x))
+	if (!r->issue_ts || !all_tasks_wanted(x))
 		return 0;
 	if (name_pid(x, X_BLK_PID, "block devices"))
 		return -ENOMEM;
@@ -527,7 +528,7 @@ static int on_req(void *ctx, const struct an_iodev *d, const struct an_ioreq_don
 static int on_qd(void *ctx, const struct an_iodev *d, uint64_t ts)
 {
 	struct ex *x = ctx;
-	if (!devices_wanted(x))
+	if (!all_tasks_wanted(x))
 		return 0;
 	if (name_pid(x, X_BLK_PID, "block devices"))
 		return -ENOMEM;
@@ -575,7 +576,7 @@ static int64_t net_track(struct ex *x, const struct tpp_event *ev, const struct 
 static int kernel_event(struct ex *x, const struct tpp_event *ev, const struct an_tinfo *ti)
 {
 	int64_t pid, tid;
-	if (ti->kind >= AN_NET_QUEUE && ti->kind <= AN_NET_RECV && devices_wanted(x) &&
+	if (ti->kind >= AN_NET_QUEUE && ti->kind <= AN_NET_RECV && all_tasks_wanted(x) &&
 	    (tid = net_track(x, ev, ti)) != 0) {
 		/* a packet: on its device's track */
 		if (tid < 0)

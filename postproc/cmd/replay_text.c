@@ -93,7 +93,7 @@ struct tcache {
 	char *pre[TPP_MAX_FIELDS];
 	uint8_t pre_len[TPP_MAX_FIELDS];
 	uint8_t ff[TPP_MAX_FIELDS]; /* enum ff_kind: how people read the value */
-	int sc_id, sc_args;         /* a sys_enter's id and args fields, else -1 */
+	struct ff_call sc;          /* a sys_enter's fields (fieldfmt.h) */
 };
 static struct tcache *tcache[TPP_MAX_TYPES];
 
@@ -115,15 +115,7 @@ static struct tcache *tc_get(const struct tpp_type *t, const char *arch)
 	}
 	free(name);
 	c->head_len = strlen(c->head);
-	c->sc_id = c->sc_args = -1;
-	for (int i = 0; i < t->nfields && i < TPP_MAX_FIELDS && ff_is_sys_enter(arch, t->name); i++) {
-		if (!strcmp(t->fields[i].name, "id") && t->fields[i].type <= TPP_F_S64)
-			c->sc_id = i;
-		if (!strcmp(t->fields[i].name, "args") && t->fields[i].type == TPP_F_BYTES)
-			c->sc_args = i;
-	}
-	if (c->sc_id < 0)
-		c->sc_args = -1;
+	ff_call_fields(&c->sc, arch, t);
 	for (int i = 0; i < t->nfields && i < TPP_MAX_FIELDS; i++) {
 		const char *fn = t->fields[i].name ? t->fields[i].name : "?";
 		char *e = esc_text_dup(fn, strnlen(fn, 50));
@@ -161,12 +153,9 @@ static void text_fields(struct ofast *o, const struct tpp_event *ev, const char 
 		of_mem(o, c->head, c->head_len);
 	/* a system call as dump prints it: "id=0 read(fd=3, ...)" */
 	char call[320];
-	size_t cn = c && c->sc_args >= 0 && c->sc_args < ev->nvals && c->sc_id < ev->nvals
-			    ? ff_syscall_call(call, sizeof(call), ev->v[c->sc_id].u, ev->v[c->sc_args].s.p,
-					      ev->v[c->sc_args].s.len)
-			    : 0;
+	size_t cn = c ? ff_call_text(&c->sc, ev, call, sizeof(call)) : 0;
 	for (int i = 0; t && i < ev->nvals && i < t->nfields; i++) {
-		if (cn && i == c->sc_args) {
+		if (cn && i == c->sc.args) {
 			of_ch(o, ' ');
 			of_mem(o, call, cn);
 			continue;
@@ -179,7 +168,7 @@ static void text_fields(struct ofast *o, const struct tpp_event *ev, const char 
 			of_ch(o, '=');
 		}
 		char rd[48];
-		size_t rn = c && c->ff[i] && !(cn && i == c->sc_id) ? ff_text(rd, sizeof(rd), c->ff[i], ev->v[i].u) : 0;
+		size_t rn = c && c->ff[i] && !(cn && i == c->sc.id) ? ff_text(rd, sizeof(rd), c->ff[i], ev->v[i].u) : 0;
 		if (rn && !ff_beside(c->ff[i])) {
 			of_mem(o, rd, rn);
 			continue;

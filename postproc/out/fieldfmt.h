@@ -12,6 +12,7 @@
 #define TPP_FIELDFMT_H
 #include <stddef.h>
 #include <stdint.h>
+#include "tpp_decode.h"
 
 enum ff_kind { FF_NONE, FF_TASK_STATE, FF_DEV, FF_SYSCALL, FF_ERRNO, FF_HEX };
 
@@ -41,9 +42,16 @@ size_t ff_text(char *buf, size_t len, enum ff_kind k, uint64_t v);
  * arguments nr takes, -1 when not known. */
 size_t ff_syscall_call(char *buf, size_t len, uint64_t nr, const void *words, size_t nbytes);
 int ff_syscall_nargs(uint64_t nr);
-/* Whether fields id and args of event type TYPE make a system call
- * (raw_syscalls:sys_enter, with or without its subsystem) on arch. */
-int ff_is_sys_enter(const char *arch, const char *type);
+
+/* Where an event type keeps a system call: the indexes of its id and args
+ * fields, -1 both when it is no raw_syscalls:sys_enter recorded on x86-64.
+ * ff_call_fields works it out once per type; ff_call_text is
+ * ff_syscall_call of one such event (0: none, or no name). */
+struct ff_call {
+	int id, args;
+};
+void ff_call_fields(struct ff_call *f, const char *arch, const struct tpp_type *t);
+size_t ff_call_text(const struct ff_call *f, const struct tpp_event *ev, char *buf, size_t len);
 
 /* Whether text output prints the reading beside the number, "id=3(close)",
  * "ret=-9(EBADF)" (the number is what people look up), rather than in its

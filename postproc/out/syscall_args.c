@@ -202,10 +202,28 @@ int ff_syscall_nargs(uint64_t nr)
 	return n;
 }
 
-int ff_is_sys_enter(const char *arch, const char *type)
+void ff_call_fields(struct ff_call *f, const char *arch, const struct tpp_type *t)
 {
-	const char *colon = type ? strchr(type, ':') : NULL;
-	return type && ff_kind(arch, type, "id") == FF_SYSCALL && !strcmp(colon ? colon + 1 : type, "sys_enter");
+	f->id = f->args = -1;
+	const char *colon = t && t->name ? strchr(t->name, ':') : NULL;
+	if (!t || !t->name || ff_kind(arch, t->name, "id") != FF_SYSCALL ||
+	    strcmp(colon ? colon + 1 : t->name, "sys_enter"))
+		return;
+	for (int i = 0; i < t->nfields && i < TPP_MAX_FIELDS; i++) {
+		if (!strcmp(t->fields[i].name, "id") && t->fields[i].type <= TPP_F_S64) /* long id: signed */
+			f->id = i;
+		if (!strcmp(t->fields[i].name, "args") && t->fields[i].type == TPP_F_BYTES)
+			f->args = i;
+	}
+	if (f->id < 0 || f->args < 0)
+		f->id = f->args = -1;
+}
+
+size_t ff_call_text(const struct ff_call *f, const struct tpp_event *ev, char *buf, size_t len)
+{
+	if (f->args < 0 || f->args >= (int)ev->nvals || f->id >= (int)ev->nvals)
+		return 0;
+	return ff_syscall_call(buf, len, ev->v[f->id].u, ev->v[f->args].s.p, ev->v[f->args].s.len);
 }
 
 size_t ff_syscall_call(char *buf, size_t len, uint64_t nr, const void *words, size_t nbytes)
