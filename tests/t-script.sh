@@ -226,6 +226,7 @@ test_expect 'errors: one line naming line and column, exit 2; probes on events t
 	! "$TRACEPP" script -e "BEGIN { @x = 1; } END { @x = \"s\"; }" "$G" 2>e7 && cat e7 && grep -q "1:28: @x holds an integer (from 1:12), not a string" e7 &&
 	"$TRACEPP" script -e "BEGIN { exit(); }" "$G" >/dev/null 2>e8; [ $? = 0 ] &&
 	! "$TRACEPP" script -e "BEGIN { @ = count(); }" "$G" --bogus 2>e9 &&
+	"$TRACEPP" script -e "BEGIN { printf(\"x\n\"); exit(); }" "$G" -f json >e9.json && grep -q "^{\"type\": \"printf\"" e9.json &&
 	! "$TRACEPP" script "$_scratch/nonexistent.bt" "$G" 2>e10 && grep -q "nonexistent.bt: No such file" e10 &&
 	! "$TRACEPP" script -e "uprobe:*:nosuch { @ = count(); }" "$F" 2>e11 && cat e11 && grep -q "1:1: uprobe:\*:nosuch: .* has no events of this function (uprobes recorded: none; compiled-in functions of: .* symbols)" e11
 '

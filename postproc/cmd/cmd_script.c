@@ -74,7 +74,7 @@ int cmd_script(int argc, char **argv)
 					   {0, 0, 0, 0}};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+he:f:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "he:f:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'e': inline_prog = optarg; break;
 		case 'f':
