@@ -37,8 +37,19 @@ struct plot_vec {
 	size_t n, cap;
 };
 int plot_vec_push(struct plot_vec *a, uint64_t x);
-/* Adds x at index i, growing (zero-filled) as needed. */
-int plot_vec_add(struct plot_vec *a, size_t i, uint64_t x);
+/* Adds x at index i, growing (zero-filled) as needed. Inline: the scan
+ * adds to a series several times per event and the index is almost always
+ * within what was already grown. */
+int plot_vec_grow_add(struct plot_vec *a, size_t i, uint64_t x);
+static inline int plot_vec_add(struct plot_vec *a, size_t i, uint64_t x)
+{
+	if (i >= a->cap)
+		return plot_vec_grow_add(a, i, x);
+	if (i >= a->n)
+		a->n = i + 1;
+	a->v[i] += x;
+	return 0;
+}
 void plot_vec_free(struct plot_vec *a);
 
 /* One bar of a Gantt chart: tid ran on cpu during [start, end). */

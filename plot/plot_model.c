@@ -26,7 +26,7 @@ int plot_vec_push(struct plot_vec *a, uint64_t x)
 	return 0;
 }
 
-int plot_vec_add(struct plot_vec *a, size_t i, uint64_t x)
+int plot_vec_grow_add(struct plot_vec *a, size_t i, uint64_t x)
 {
 	if (i >= a->cap) {
 		size_t nc = a->cap ? a->cap : 64;
@@ -52,8 +52,11 @@ void plot_vec_free(struct plot_vec *a)
 	a->n = a->cap = 0;
 }
 
-/* Bin edges are 10^(k/10) ns rounded; a table keeps the hot path free of log10. */
+/* Bin edges are 10^(k/10) ns rounded; a table keeps the hot path free of
+ * log10. octave_bin[b] is the last bin whose edge is <= 2^b: a sample's
+ * bin is then a few steps from where its highest bit puts it. */
 static uint64_t bin_edge[PLOT_NBINS + 1];
+static uint8_t octave_bin[64];
 
 static void init_bins(void)
 {
@@ -63,24 +66,23 @@ static void init_bins(void)
 	double step = 1.2589254117941673; /* 10^(1/10) */
 	for (int i = 0; i <= PLOT_NBINS; i++, e *= step)
 		bin_edge[i] = (uint64_t)(e + 0.5);
+	for (int b = 0, k = 0; b < 64; b++) {
+		while (k + 1 < PLOT_NBINS && bin_edge[k + 1] <= (uint64_t)1 << b)
+			k++;
+		octave_bin[b] = (uint8_t)k;
+	}
 }
 
+/* The last bin whose low edge is <= ns (edges repeat below 10 ns). */
 int plot_lat_bin(uint64_t ns)
 {
 	init_bins();
-	int lo = 0, hi = PLOT_NBINS; /* answer in [lo, hi) : edge[b] <= ns < edge[b+1] */
 	if (ns < bin_edge[0])
 		return 0;
-	if (ns >= bin_edge[PLOT_NBINS])
-		return PLOT_NBINS - 1;
-	while (hi - lo > 1) {
-		int mid = (lo + hi) / 2;
-		if (bin_edge[mid] <= ns)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	int k = octave_bin[63 - __builtin_clzll(ns)];
+	while (k + 1 < PLOT_NBINS && bin_edge[k + 1] <= ns)
+		k++;
+	return k;
 }
 
 double plot_bin_lo(int bin)
