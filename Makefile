@@ -179,6 +179,7 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBANALYZE) $(LIBDECODE) $(LIBUTIL) $(LI
 # a unit test of a piece of tracepp links that piece
 $(B)/tests/out_fast: $(B)/obj/postproc/out/out_fast.o
 $(B)/tests/vals: $(B)/obj/postproc/out/vals.o
+$(B)/tests/fieldfmt: $(B)/obj/postproc/out/fieldfmt.o $(B)/obj/gen/syscall_names.o
 $(B)/tests/xtable: $(B)/obj/postproc/out/xtable.o $(B)/obj/postproc/out/out_fast.o
 $(B)/tests/an_lat: $(B)/obj/postproc/analysis/an_lat.o
 $(B)/tests/script_map: $(B)/obj/postproc/script/sc_map.o

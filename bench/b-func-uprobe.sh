@@ -5,6 +5,9 @@
 #             trace_pipe_raw read by cat (a plain tracefs recording)
 #   bpftrace  uprobe + uretprobe counting the calls (bpftrace's cheapest
 #             form: nothing leaves the kernel per event)
+#   bpftrace-out  the same pair sending each call's tid and time to user
+#             space (printf: perf ring buffer, read and written by bpftrace):
+#             bpftrace doing a recorder's job, every event leaving the kernel
 #   tracerec  tracerec record -u BIN:leaf -- BIN
 # All timed the same way: samples/src/s-calls times its own loop (wall, and
 # the thread's CPU time, which holds the kernel's uprobe trap and the event's
@@ -41,9 +44,13 @@ probes_on() {
 # bpftrace attaches one probe at a time after "Attaching": probes of its own
 # declared first and last, fired by runs of $READY, say when all are in
 READY=$W/b-uprobe-ready; cp /bin/true "$READY"
+# bt_on [out]: counting in the kernel, or (out) every call sent to user space
 bt_on() {
+	local body="uprobe:$P:leaf { @entry = count(); } uretprobe:$P:leaf { @return = count(); }"
+	[ -n "${1:-}" ] && body="uprobe:$P:leaf { @entry = count(); printf(\"e %d %lu\n\", tid, nsecs); }
+uretprobe:$P:leaf { printf(\"r %d %lu %d\n\", tid, nsecs, retval); }"
 	timeout -k 10 300 bpftrace -e "tracepoint:sched:sched_process_exec /comm == \"b-uprobe-ready\"/ { printf(\"ready1\n\"); }
-uprobe:$P:leaf { @entry = count(); } uretprobe:$P:leaf { @return = count(); }
+$body
 tracepoint:sched:sched_process_exit /comm == \"b-uprobe-ready\"/ { printf(\"ready2\n\"); }" >$W/bt.out 2>&1 & BT=$!
 	for k in $(seq 300); do
 		"$READY"; grep -q '^ready1$' $W/bt.out && grep -q '^ready2$' $W/bt.out && return 0; sleep 0.2
@@ -59,6 +66,11 @@ for i in $(seq $RUNS); do
 		run "$P" $NU x; bt_off
 		# a count short of the calls is not a measurement of them
 		grep -q "^@entry: $NU$" $W/bt.out && echo "bpftrace $(get loop_ns) $(get loop_cpu_ns)"
+	fi
+	if [ $have_bt = 1 ] && bt_on out; then
+		run "$P" $NU x; bt_off
+		# every call's two lines reached user space, or it is not this row
+		[ "$(grep -c "^[er] " $W/bt.out)" = $((2 * NU)) ] && echo "bpftrace-out $(get loop_ns) $(get loop_cpu_ns)"
 	fi
 	run "$B/tracerec" record -q -o $W/u.tpp -u "$P:leaf" -- "$P" $NU x; echo "tracerec $(get loop_ns) $(get loop_cpu_ns)"
 	if [ -n "${TRACEREC_B:-}" ]; then
@@ -76,14 +88,14 @@ for k, w, c in rows:  # each round starts with "plain": variants minus that roun
         continue
     d[k].append(((int(w) - pw) / n, (int(c) - pc) / n))
 med = {}
-for k in ("tracefs", "tracefs+args", "bpftrace", "tracerec", "tracerec_b"):
+for k in ("tracefs", "tracefs+args", "bpftrace", "bpftrace-out", "tracerec", "tracerec_b"):
     if not d[k]:
         continue
     ws = sorted(w for w, c in d[k]); cs = sorted(c for w, c in d[k])
     med[k] = (statistics.median(ws), statistics.median(cs))
     print("uprobe.%s.ns_per_call: wall %.0f (%.0f..%.0f) cpu %.0f (%.0f..%.0f), %d rounds"
           % (k, med[k][0], ws[0], ws[-1], med[k][1], cs[0], cs[-1], len(ws)))
-for peer in ("tracefs", "bpftrace", "tracerec_b"):
+for peer in ("tracefs", "bpftrace", "bpftrace-out", "tracerec_b"):
     if peer in med and "tracerec" in med and med[peer][1] > 0:
         print("uprobe.ratio_vs_%s: wall %.2f cpu %.2f (target <= 1)" % (peer, med["tracerec"][0] / med[peer][0], med["tracerec"][1] / med[peer][1]))
 if "tracefs+args" in med and "tracefs" in med:
