@@ -50,6 +50,8 @@ for tf in "$work"/traces/*.tpp; do
 	run "$t.dump.text" "$TRACEPP" dump "$tf"
 	run "$t.dump.sorted" "$TRACEPP" dump --sorted "$tf"
 	run "$t.dump.json" "$TRACEPP" dump --format=json "$tf"
+	run "$t.dump.csv" "$TRACEPP" dump --format=csv "$tf"
+	run "$t.info.csv" "$TRACEPP" info --format=csv "$tf"
 	for f in text json csv; do
 		run "$t.replay.$f" "$TRACEPP" replay --format=$f "$tf"
 		run "$t.callgraph.$f" "$TRACEPP" callgraph --format=$f "$tf"

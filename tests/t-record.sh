@@ -227,7 +227,7 @@ want = {\"a\": [\"__probe_ip\", \"__ra\", \"__sp\"], \"b\": [\"__probe_ip\", \"_
 seen = set()
 for line in sys.stdin:
     e = json.loads(line)
-    f = sorted(k for k in e if k not in (\"ts\", \"cpu\", \"tid\", \"task\", \"type\", \"sym\"))
+    f = sorted(k for k in e if k not in (\"ts\", \"ts_ns\", \"cpu\", \"tid\", \"task\", \"type\", \"sym\", \"func\"))
     print(e[\"type\"], f)
     assert want.get(e[\"type\"]) == f, e
     seen.add(e[\"type\"])

@@ -82,6 +82,17 @@ for c in "sched:" "replay:" "latency --sched:any" "callgraph:any" "io:any" "net:
 	'
 done
 
+test_expect 'dump and info CSV: whole and valid, the name in dump'\''s comm and in its fields cells as JSON' '
+	"$TRACEPP" dump --format=csv "$F" >d.csv && check csv d.csv &&
+	"$TRACEPP" info --format=csv "$F" >i.csv && check csv i.csv any &&
+	python3 -c "import csv, json
+rows = list(csv.DictReader(open(\"d.csv\", newline=\"\")))
+N = \"caf\u00e9t\ufffd\\\"a, b\x01\\\\c\"
+assert any(r[\"comm\"] == N for r in rows)
+f = [json.loads(r[\"fields\"]) for r in rows]
+assert any(N in (x.get(\"next_comm\"), x.get(\"prev_comm\")) for x in f)"
+'
+
 test_expect 'callgraph --tree and --folded: whole and valid' '
 	"$TRACEPP" callgraph --tree --format=json "$F" >t.json && check json t.json any &&
 	"$TRACEPP" callgraph --tree --format=csv "$F" >t.csv && check csv t.csv any &&

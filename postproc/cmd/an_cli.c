@@ -411,7 +411,7 @@ int acli_tbl_row(struct acli *c, struct table *tb, const struct tbl_cell *cells,
 	for (size_t j = 0; j < t->ncols; j++) {
 		v[j + 1] = cells[j];
 		/* strings of the file's names and the analysis: gone with them */
-		if (cells[j].s && (t->cols[j].kind == TBL_STR || t->cols[j].kind == TBL_RAWJSON))
+		if (cells[j].s && (t->cols[j].kind == TBL_STR || t->cols[j].kind == TBL_DSTR || t->cols[j].kind == TBL_RAWJSON))
 			v[j + 1].s = strdup(cells[j].s);
 		else
 			v[j + 1].s = NULL;

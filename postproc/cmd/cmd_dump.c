@@ -1,5 +1,5 @@
 /* tracepp dump — every event with its named fields, in file order or, with
- * --sorted, in global time order. Text or one JSON object per line. */
+ * --sorted, in global time order. Text, one JSON object per line, or CSV. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,12 +35,13 @@ struct tinfo {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tracepp dump [--sorted] [--format=text|json] [--time-range=FROM,TO] [--type=NAME[,NAME..]]\n"
+	fprintf(f, "usage: tracepp dump [--sorted] [--format=text|json|csv] [--time-range=FROM,TO] [--type=NAME[,NAME..]]\n"
 		   "                    [--tid=TID] [--where=FILTER] [--srcline] [--clock=mono|wall] FILE\n"
 		   "  --where    only events the filter passes, in the kernel's filter syntax (tracerec --filter):\n"
 		   "             'prev_state == 1 && prev_comm ~ \"bash*\"'\n"
 		   "  --srcline  add FILE:LINE of addresses, from local binaries with the recorded build-id\n"
-		   "  --clock=wall  times on the wall clock, UTC (ISO-8601 with ns; JSON adds wall_ns beside ts)\n"
+		   "  --clock=wall  times on the wall clock, UTC (ISO-8601 with ns; JSON adds wall_ns beside ts,\n"
+		   "                CSV a wall_ns column)\n"
 		   "  -h, --help this text\n");
 }
 
@@ -71,7 +72,7 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types, 
 			p += n + (p[n] == ',');
 		}
 	}
-	static const char *const common[] = {"ts", "cpu", "tid", "type", "task", "sym"};
+	static const char *const common[] = {"ts", "ts_ns", "cpu", "tid", "type", "task", "sym", "func"};
 	ff_call_fields(&ti->sc, arch, t);
 	for (unsigned i = 0; i < t->nfields; i++) {
 		ti->is_addr[i] = t->fields[i].type == TPP_F_U64 && is_addr_field(t->fields[i].name);
@@ -148,6 +149,22 @@ static int32_t ev_pid(struct dump *d, const struct tpp_event *ev)
 	return d->pid;
 }
 
+/* A CSV line's first cells: ts_ns[,wall_ns],cpu,tid, */
+static void csv_head(struct dump *d, uint64_t ts, int cpu, int32_t tid)
+{
+	struct ofast *o = d->o;
+	of_u64(o, ts);
+	if (d->wall) {
+		of_ch(o, ',');
+		of_i64(o, tpp_clock_wall(d->wall, ts, NULL));
+	}
+	of_ch(o, ',');
+	of_i64(o, cpu);
+	of_ch(o, ',');
+	of_i64(o, tid);
+	of_ch(o, ',');
+}
+
 /* A lost-event marker, in the flow where the events went missing: text
  * "TS [CPU] LOST N events of cpu C (until TS2)", JSON {"type": "lost"}. */
 static void lost_line(struct dump *d, int fmt, const struct tpp_reader *r, const struct tpp_lost *x)
@@ -183,7 +200,19 @@ static void lost_line(struct dump *d, int fmt, const struct tpp_reader *r, const
 		of_ch(o, '\n');
 		return;
 	}
+	if (fmt == OUT_CSV) {
+		csv_head(d, x->from_ts, cpu, tid);
+		of_str(o, ",,lost,\"{\"\"lost\"\": ");
+		of_u64(o, x->count);
+		of_str(o, ", \"\"to\"\": ");
+		of_u64(o, x->to_ts);
+		of_str(o, "}\",");
+		of_str(o, d->dw ? ",\n" : "\n");
+		return;
+	}
 	json_ts(d, x->from_ts);
+	of_mem(o, ", \"ts_ns\": ", 11);
+	of_u64(o, x->from_ts);
 	of_mem(o, ", \"cpu\": ", 9);
 	of_i64(o, cpu);
 	of_mem(o, ", \"tid\": ", 9);
@@ -290,11 +319,81 @@ static void text_line(struct dump *d, const struct tpp_event *ev, const struct t
 	of_ch(o, '\n');
 }
 
+/* JSON text, as it is in a JSON line or with its quotes doubled inside
+ * a CSV line's quoted "fields" cell. */
+static inline void jput(struct ofast *o, int csv, const char *s, size_t n)
+{
+	if (csv)
+		of_csv_dq(o, s, n);
+	else
+		of_mem(o, s, n);
+}
+static inline void jstr(struct ofast *o, int csv, const char *s, size_t n)
+{
+	if (csv)
+		of_csv_json_str(o, s, n);
+	else
+		of_json_str(o, s, n);
+}
+
+/* The event's fields as JSON members (", key: value" each; FIELD_str
+ * readings beside the raw numbers); *sym and *sl get the first address
+ * field's symbol and source line. */
+static void json_fields(struct dump *d, const struct tpp_event *ev, const struct tinfo *t, int csv, int first,
+			const char **sym, const char **sl)
+{
+	struct ofast *o = d->o;
+	for (unsigned i = 0; i < ev->nvals; i++) {
+		const struct tpp_field_def *fd = &ev->t->fields[i];
+		size_t kl = strlen(t->jkey[i]);
+		if (!first || i)
+			of_mem(o, ", ", 2);
+		jput(o, csv, t->jkey[i], kl);
+		of_mem(o, ": ", 2);
+		switch (fd->type) {
+		case TPP_F_U64:
+			of_u64(o, ev->v[i].u);
+			if (t->is_addr[i] && !*sym) {
+				int32_t pid = ev_pid(d, ev);
+				*sym = tpp_names_sym(d->nm, pid, ev->v[i].u, NULL);
+				if (!*sym && t->is_addr[i] == 2)
+					*sym = tpp_names_probe(d->nm, ev->type);
+				*sl = d->dw ? an_dwarf_srcline(d->dw, pid, ev->v[i].u) : NULL;
+			}
+			break;
+		case TPP_F_S64: of_i64(o, ev->v[i].i); break;
+		case TPP_F_STR: jstr(o, csv, ev->v[i].s.p, ev->v[i].s.len); break;
+		default:
+			jput(o, csv, "\"", 1);
+			hex_bytes(o, &ev->v[i]);
+			jput(o, csv, "\"", 1);
+		}
+		/* the raw number stays; how people read it comes beside it, as
+		 * FIELD_str */
+		char rd[320];
+		size_t rn = t->ff[i] ? ff_text(rd, sizeof(rd), t->ff[i], ev->v[i].u) : 0;
+		if ((int)i == t->sc.args) /* the call, "read(fd=3, ...)", beside the raw words */
+			rn = ff_call_text(&t->sc, ev, rd, sizeof(rd));
+		if (rn) {
+			of_mem(o, ", ", 2);
+			jput(o, csv, t->jkey[i], kl - 1);
+			jput(o, csv, "_str\": ", 7);
+			jstr(o, csv, rd, rn);
+		}
+	}
+}
+
+/* "ts" and "sym" are issue 2's keys; "ts_ns" and "func" say the same in
+ * the words every command uses (postproc/README.md, "Output fields"). The
+ * task's name stays "task": "comm" and "pid" are sched_wakeup's and
+ * sched_process_*'s own fields here (issue 2: the fields by name). */
 static void json_line(struct dump *d, const struct tpp_event *ev, const struct tinfo *t, const char *comm,
 		      size_t comm_len)
 {
 	struct ofast *o = d->o;
 	json_ts(d, ev->ts);
+	of_mem(o, ", \"ts_ns\": ", 11);
+	of_u64(o, ev->ts);
 	of_mem(o, ", \"cpu\": ", 9);
 	of_i64(o, ev->cpu);
 	of_mem(o, ", \"tid\": ", 9);
@@ -306,54 +405,70 @@ static void json_line(struct dump *d, const struct tpp_event *ev, const struct t
 	of_mem(o, ", \"type\": ", 10);
 	of_json_str(o, ev->t->name, t->namelen);
 	const char *sym = NULL, *sl = NULL;
-	for (unsigned i = 0; i < ev->nvals; i++) {
-		const struct tpp_field_def *fd = &ev->t->fields[i];
-		of_mem(o, ", ", 2);
-		of_str(o, t->jkey[i]);
-		of_mem(o, ": ", 2);
-		switch (fd->type) {
-		case TPP_F_U64:
-			of_u64(o, ev->v[i].u);
-			if (t->is_addr[i] && !sym) {
-				int32_t pid = ev_pid(d, ev);
-				sym = tpp_names_sym(d->nm, pid, ev->v[i].u, NULL);
-				if (!sym && t->is_addr[i] == 2)
-					sym = tpp_names_probe(d->nm, ev->type);
-				sl = d->dw ? an_dwarf_srcline(d->dw, pid, ev->v[i].u) : NULL;
-			}
-			break;
-		case TPP_F_S64: of_i64(o, ev->v[i].i); break;
-		case TPP_F_STR: of_json_str(o, ev->v[i].s.p, ev->v[i].s.len); break;
-		default:
-			of_ch(o, '"');
-			hex_bytes(o, &ev->v[i]);
-			of_ch(o, '"');
-		}
-		/* the raw number stays; how people read it comes beside it, as
-		 * FIELD_str */
-		char rd[320];
-		size_t rn = t->ff[i] ? ff_text(rd, sizeof(rd), t->ff[i], ev->v[i].u) : 0;
-		if ((int)i == t->sc.args) /* the call, "read(fd=3, ...)", beside the raw words */
-			rn = ff_call_text(&t->sc, ev, rd, sizeof(rd));
-		if (rn) {
-			size_t kl = strlen(t->jkey[i]);
-			of_mem(o, ", ", 2);
-			of_mem(o, t->jkey[i], kl - 1);
-			of_mem(o, "_str\": ", 7);
-			of_json_str(o, rd, rn);
-		}
-	}
+	json_fields(d, ev, t, 0, 0, &sym, &sl);
 	char dm[TPP_NAME_MAX + 32];
 	if (sym) {
 		sym = an_demangle(sym, dm, sizeof(dm));
+		size_t n = strlen(sym);
 		of_mem(o, ", \"sym\": ", 9);
-		of_json_str(o, sym, strlen(sym));
+		of_json_str(o, sym, n);
+		of_mem(o, ", \"func\": ", 10);
+		of_json_str(o, sym, n);
 	}
 	if (sl) {
 		of_mem(o, ", \"srcline\": ", 13);
 		of_json_str(o, sl, strlen(sl));
 	}
 	of_mem(o, "}\n", 2);
+}
+
+/* CSV: one header for every event (csv_header), the event's own fields
+ * as one JSON object in the "fields" cell (as export --table events). */
+static void csv_header(struct dump *d, int srcline)
+{
+	of_str(d->o, d->wall ? "ts_ns,wall_ns,cpu,tid,pid,comm,type,fields,func" : "ts_ns,cpu,tid,pid,comm,type,fields,func");
+	of_str(d->o, srcline ? ",srcline\n" : "\n");
+}
+
+static void csv_line(struct dump *d, const struct tpp_event *ev, const struct tinfo *t, const char *comm,
+		     size_t comm_len)
+{
+	struct ofast *o = d->o;
+	csv_head(d, ev->ts, ev->cpu, ev->tid);
+	int32_t pid = ev->tid > 0 ? ev_pid(d, ev) : -1;
+	if (pid > 0)
+		of_i64(o, pid);
+	of_ch(o, ',');
+	if (comm)
+		of_csv(o, comm, comm_len);
+	of_ch(o, ',');
+	of_csv(o, ev->t->name, t->namelen);
+	of_mem(o, ",\"{", 3);
+	const char *sym = NULL, *sl = NULL;
+	json_fields(d, ev, t, 1, 1, &sym, &sl);
+	of_mem(o, "}\",", 3);
+	char dm[TPP_NAME_MAX + 32];
+	if (sym) {
+		sym = an_demangle(sym, dm, sizeof(dm));
+		of_csv(o, sym, strlen(sym));
+	}
+	if (d->dw) {
+		of_ch(o, ',');
+		if (sl)
+			of_csv(o, sl, strlen(sl));
+	}
+	of_ch(o, '\n');
+}
+
+static void event_line(struct dump *d, int fmt, const struct tpp_event *ev, const struct tinfo *t,
+		       const char *comm, size_t comm_len)
+{
+	if (fmt == OUT_TEXT)
+		text_line(d, ev, t, comm, comm_len);
+	else if (fmt == OUT_JSON)
+		json_line(d, ev, t, comm, comm_len);
+	else
+		csv_line(d, ev, t, comm, comm_len);
 }
 
 struct dump_opts {
@@ -374,7 +489,7 @@ static int dump_args(int argc, char **argv, struct dump_opts *a)
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if ((a->fmt = cli_format("dump", optarg, 1u << OUT_TEXT | 1u << OUT_JSON)) < 0)
+			if ((a->fmt = cli_format("dump", optarg, 1u << OUT_TEXT | 1u << OUT_JSON | 1u << OUT_CSV)) < 0)
 				return 2;
 			break;
 		case 's': a->sorted = 1; break;
@@ -444,6 +559,8 @@ int cmd_dump(int argc, char **argv)
 	struct dump d = {o, nm, dw, -1, a.wall ? tpp_r_clock(r) : NULL, {0}};
 	if (a.wall)
 		wallclock_note("dump", argv[optind], r);
+	if (fmt == OUT_CSV)
+		csv_header(&d, a.srcline);
 	rc = 0;
 	const struct tpp_event *ev;
 	int e;
@@ -479,10 +596,7 @@ int cmd_dump(int argc, char **argv)
 			last_comm_len = last_comm ? strlen(last_comm) : 0;
 		}
 		d.pid = -1;
-		if (fmt == OUT_TEXT)
-			text_line(&d, ev, t, last_comm, last_comm_len);
-		else
-			json_line(&d, ev, t, last_comm, last_comm_len);
+		event_line(&d, fmt, ev, t, last_comm, last_comm_len);
 		shown++;
 		if (o->err)
 			break;

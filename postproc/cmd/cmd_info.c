@@ -24,8 +24,9 @@ struct scount {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tracepp info [--format=text|json] FILE...\n"
-		   "Several files (one per host or run): each file's facts in turn (JSON: an array),\n"
+	fprintf(f, "usage: tracepp info [--format=text|json|csv] FILE...\n"
+		   "Several files (one per host or run): each file's facts in turn (JSON: an array,\n"
+		   "CSV: a row per file),\n"
 		   "then in text their sum and their span on the wall clock.\n"
 		   "  -h, --help  this text\n");
 }
@@ -221,6 +222,87 @@ static void info_wall_text(FILE *f, const struct info *x)
 			drift < 0 ? "-" : "", human_ns(d, sizeof(d), (uint64_t)(drift < 0 ? -drift : drift)), c->n);
 }
 
+/* {"type": count, ...}: JSON's by_type, CSV's by_type cell. */
+static void info_by_type(FILE *f, const struct info *x)
+{
+	fputc('{', f);
+	int first = 1;
+	for (uint32_t i = 0; i < x->in->ntypes; i++) {
+		const struct tpp_type *t = &x->in->types[i];
+		if (!x->by_type[t->id])
+			continue;
+		fputs(first ? "" : ", ", f);
+		fjs(f, t->name);
+		fprintf(f, ": %llu", (unsigned long long)x->by_type[t->id]);
+		first = 0;
+	}
+	if (x->by_type[TPP_MAX_TYPES])
+		fprintf(f, "%s\"(unknown)\": %llu", first ? "" : ", ", (unsigned long long)x->by_type[TPP_MAX_TYPES]);
+	fputc('}', f);
+}
+
+/* CSV: one row per file, its facts in the JSON's keys; by_type as a JSON
+ * object in one cell (streams and losses per stream are JSON's alone). */
+static const struct tbl_col info_cols[] = {
+	{"file", NULL, TBL_STR},	   {"format_version", NULL, TBL_STR}, {"producer", NULL, TBL_STR},
+	{"producer_version", NULL, TBL_STR}, {"hostname", NULL, TBL_STR},	  {"kernel", NULL, TBL_STR},
+	{"arch", NULL, TBL_STR},	   {"clock", NULL, TBL_STR},	      {"ncpus", NULL, TBL_INT},
+	{"complete", NULL, TBL_INT},	   {"start_ns", NULL, TBL_INT},	      {"end_ns", NULL, TBL_INT},
+	{"duration_ns", NULL, TBL_INT},	   {"events", NULL, TBL_INT},	      {"lost", NULL, TBL_INT},
+	{"unstored", NULL, TBL_INT},	   {"chunks", NULL, TBL_INT},	      {"damaged_chunks", NULL, TBL_INT},
+	{"calls", NULL, TBL_INT},	   {"file_bytes", NULL, TBL_INT},     {"raw_bytes", NULL, TBL_INT},
+	{"stored_bytes", NULL, TBL_INT},   {"bytes_per_event", NULL, TBL_F64}, {"compression_ratio", NULL, TBL_F64},
+	{"tasks", NULL, TBL_INT},	   {"symtabs", NULL, TBL_INT},	      {"mmaps", NULL, TBL_INT},
+	{"by_type", NULL, TBL_STR},
+};
+#define INFO_NCOLS (sizeof(info_cols) / sizeof(info_cols[0]))
+
+static int info_csv(struct table *t, const struct info *x)
+{
+	char ver[32], *bt = NULL;
+	size_t btn = 0;
+	FILE *m = open_memstream(&bt, &btn);
+	if (!m)
+		return -ENOMEM;
+	info_by_type(m, x);
+	if (fclose(m))
+		return -ENOMEM;
+	snprintf(ver, sizeof(ver), "%u.%u", x->in->major, x->in->minor);
+	const struct tbl_cell c[INFO_NCOLS] = {
+		{.s = x->path},
+		{.s = ver},
+		{.s = x->in->producer},
+		{.s = x->in->producer_version},
+		{.s = x->in->hostname},
+		{.s = x->in->kernel},
+		{.s = x->in->arch},
+		{.s = x->in->clock},
+		{.i = x->in->ncpus},
+		{.i = x->in->has_trailer ? 1 : 0},
+		{.i = (int64_t)x->start},
+		{.i = (int64_t)x->end},
+		{.i = (int64_t)(x->end - x->start)},
+		{.i = (int64_t)x->events},
+		{.i = (int64_t)x->lo_.lost},
+		{.i = (int64_t)x->lo_.unstored},
+		{.i = (int64_t)x->chunks},
+		{.i = (int64_t)x->damaged},
+		{.i = x->has_calls > 0 ? (int64_t)x->ps.calls : 0},
+		{.i = (int64_t)x->in->file_size},
+		{.i = (int64_t)x->raw},
+		{.i = (int64_t)x->stored},
+		{.f = x->events ? (double)x->in->file_size / (double)x->events : 0.0},
+		{.f = x->stored ? (double)x->raw / (double)x->stored : 0.0},
+		{.i = (int64_t)x->me->ntasks},
+		{.i = (int64_t)x->me->nsymtabs},
+		{.i = (int64_t)x->me->nmmaps},
+		{.s = bt},
+	};
+	int rc = tbl_row(t, c);
+	free(bt);
+	return rc;
+}
+
 static void info_json(FILE *f, const struct info *x)
 {
 	fprintf(f, "{\"file\": ");
@@ -262,20 +344,9 @@ static void info_json(FILE *f, const struct info *x)
 		(unsigned long long)x->in->file_size, (unsigned long long)x->raw, (unsigned long long)x->stored);
 	fprintf(f, "\"bytes_per_event\": %.4f, \"compression_ratio\": %.3f, ",
 		x->events ? (double)x->in->file_size / (double)x->events : 0.0, x->stored ? (double)x->raw / (double)x->stored : 0.0);
-	fprintf(f, "\"by_type\": {");
-	int first = 1;
-	for (uint32_t i = 0; i < x->in->ntypes; i++) {
-		const struct tpp_type *t = &x->in->types[i];
-		if (!x->by_type[t->id])
-			continue;
-		fputs(first ? "" : ", ", f);
-		fjs(f, t->name);
-		fprintf(f, ": %llu", (unsigned long long)x->by_type[t->id]);
-		first = 0;
-	}
-	if (x->by_type[TPP_MAX_TYPES])
-		fprintf(f, "%s\"(unknown)\": %llu", first ? "" : ", ", (unsigned long long)x->by_type[TPP_MAX_TYPES]);
-	fprintf(f, "}, \"streams\": [");
+	fprintf(f, "\"by_type\": ");
+	info_by_type(f, x);
+	fprintf(f, ", \"streams\": [");
 	for (size_t i = 0; i < x->ns; i++) {
 		const struct tpp_stream_info *s = tpp_r_stream(x->r, i);
 		fprintf(f, "%s{\"id\": %u, \"kind\": \"%s\", \"cpu\": %d, \"pid\": %d, \"tid\": %d, \"events\": %llu}",
@@ -401,7 +472,7 @@ int cmd_info(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		if (c == 'f') {
-			if ((fmt = cli_format("info", optarg, 1u << OUT_TEXT | 1u << OUT_JSON)) < 0)
+			if ((fmt = cli_format("info", optarg, 1u << OUT_TEXT | 1u << OUT_JSON | 1u << OUT_CSV)) < 0)
 				return 2;
 		} else if (c == 'h') {
 			usage(stdout);
@@ -422,6 +493,11 @@ int cmd_info(int argc, char **argv)
 	int unknown = 0, said = 0;
 	if (nfiles > 1 && fmt == OUT_JSON)
 		fputs("[\n", stdout);
+	struct table *csv = fmt == OUT_CSV ? tbl_open(stdout, TBL_CSV, info_cols, INFO_NCOLS) : NULL;
+	if (fmt == OUT_CSV && !csv) {
+		fprintf(stderr, "tracepp info: out of memory\n");
+		return 1;
+	}
 	for (int i = 0; i < nfiles; i++) {
 		struct info x = {.path = argv[optind + i]};
 		if (!(x.r = cli_open("info", x.path))) {
@@ -443,11 +519,13 @@ int cmd_info(int argc, char **argv)
 		 * that failed says nothing here */
 		if (fmt == OUT_JSON && nfiles > 1 && said++)
 			fputs(",\n", stdout);
-		else if (fmt != OUT_JSON && said++)
+		else if (fmt == OUT_TEXT && said++)
 			fputc('\n', stdout);
 		if (fmt == OUT_JSON)
 			info_json(stdout, &x);
-		else
+		else if (fmt == OUT_CSV && info_csv(csv, &x))
+			rc = 1;
+		else if (fmt == OUT_TEXT)
 			info_text(stdout, &x);
 		events += x.events;
 		bytes += x.in->file_size;
@@ -464,9 +542,11 @@ int cmd_info(int argc, char **argv)
 		free(x.sc);
 		tpp_r_close(x.r);
 	}
+	if (csv && tbl_close(csv))
+		rc = 1;
 	if (nfiles > 1 && fmt == OUT_JSON)
 		fputs("]\n", stdout);
-	else if (nfiles > 1 && wall0 <= wall1) {
+	else if (nfiles > 1 && fmt == OUT_TEXT && wall0 <= wall1) {
 		char a[40], b[40], e[32], sz[32];
 		wall_iso(a, sizeof(a), wall0);
 		wall_iso(b, sizeof(b), wall1);

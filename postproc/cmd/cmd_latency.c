@@ -146,7 +146,7 @@ static int feed_cols(void *ctx, const struct tpp_run *runs, int n)
 static const struct tbl_col cols[] = {
 	{"kind", NULL, TBL_STR},
 	{"name", NULL, TBL_STR},
-	{"func", NULL, TBL_RAWJSON}, /* JSON contract: "func" on function rows */
+	{"func", NULL, TBL_DSTR}, /* issue 5's JSON key: function rows; null/empty else */
 	{"count", NULL, TBL_INT},
 	{"min_ns", "min", TBL_NS},
 	{"avg_ns", "avg", TBL_NS},
@@ -355,20 +355,11 @@ static int lat_print(struct acli *c, const struct lat_run *r, struct row *rows, 
 	struct table *t = acli_tbl_open(c, cols, sizeof(cols) / sizeof(cols[0]));
 	for (size_t i = 0; t && i < nrows; i++) {
 		struct an_lat *l = rows[i].l;
-		char fj[400] = "null";
-		if (rows[i].is_func) {
-			/* the same escaping as table.c, into a buffer */
-			FILE *m = fmemopen(fj, sizeof(fj), "w");
-			if (m) {
-				json_str(m, rows[i].name);
-				fclose(m);
-			}
-		}
 		char *hist = c->fmt == TBL_JSON ? an_lat_hist_json(l) : NULL;
 		struct tbl_cell v[] = {
 			{.s = rows[i].kind},
 			{.s = rows[i].name},
-			{.s = fj},
+			{.s = rows[i].is_func ? rows[i].name : NULL},
 			{.i = (int64_t)l->count},
 			{.i = (int64_t)(l->count ? l->min : 0)},
 			{.i = (int64_t)an_lat_avg(l)},

@@ -586,8 +586,10 @@ void rp_csv_line(struct rp *r, const struct line *l)
 {
 	struct ofast *o = r->o;
 	if (!r->nlines)
-		of_str(o, r->wall ? "ts_ns,cpu,tid,comm,kind,depth,dur_ns,name,wall_ns\n"
-				  : "ts_ns,cpu,tid,comm,kind,depth,dur_ns,name\n");
+		/* JSON's keys: a call's "func", a kernel event's "event", a
+		 * loss's "lost" (one "name" column held all three) */
+		of_str(o, r->wall ? "ts_ns,cpu,tid,comm,kind,depth,dur_ns,func,event,lost,wall_ns\n"
+				  : "ts_ns,cpu,tid,comm,kind,depth,dur_ns,func,event,lost\n");
 	of_u64(o, l->ts);
 	of_ch(o, ',');
 	of_i64(o, l->cpu);
@@ -605,12 +607,14 @@ void rp_csv_line(struct rp *r, const struct line *l)
 	if (l->has_dur)
 		of_u64(o, l->dur);
 	of_ch(o, ',');
-	if (l->kind == L_LOST)
-		of_u64(o, l->lost); /* the count, in the name column */
-	else if (l->name)
+	if (l->name && l->kind != L_LOST)
 		of_csv(o, l->name, strlen(l->name));
-	else if (l->ev && l->ev->t && l->ev->t->name)
+	of_ch(o, ',');
+	if (l->ev && l->ev->t && l->ev->t->name)
 		of_csv(o, l->ev->t->name, strlen(l->ev->t->name));
+	of_ch(o, ',');
+	if (l->kind == L_LOST)
+		of_u64(o, l->lost);
 	if (r->wall) {
 		of_ch(o, ',');
 		of_i64(o, tpp_clock_wall(r->wall, l->ts, NULL));

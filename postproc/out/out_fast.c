@@ -259,3 +259,29 @@ void of_csv(struct ofast *o, const char *s, size_t n)
 	if (q)
 		of_ch(o, '"');
 }
+
+void of_csv_dq(struct ofast *o, const char *s, size_t n)
+{
+	while (n) {
+		const char *q = memchr(s, '"', n);
+		size_t k = q ? (size_t)(q - s) + 1 : n;
+		of_mem(o, s, k);
+		if (q)
+			of_ch(o, '"');
+		s += k;
+		n -= k;
+	}
+}
+
+void of_csv_json_str(struct ofast *o, const char *s, size_t n)
+{
+	of_mem(o, "\"\"", 2);
+	while (n) {
+		char tmp[256];
+		size_t used, k = esc_json(tmp, sizeof(tmp), s, n, &used);
+		of_csv_dq(o, tmp, k);
+		s += used;
+		n -= used;
+	}
+	of_mem(o, "\"\"", 2);
+}

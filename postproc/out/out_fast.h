@@ -91,5 +91,12 @@ void of_text(struct ofast *o, const char *s, size_t n);
 void of_json_str(struct ofast *o, const char *s, size_t n);
 /* An RFC 4180 CSV field, quoted when it must be. */
 void of_csv(struct ofast *o, const char *s, size_t n);
+/* JSON inside a quoted CSV field (a cell holding an object, as dump's
+ * and export --table's "fields"): the caller writes the field's outer
+ * quotes; of_csv_dq copies s[0, n) with every '"' doubled (JSON text
+ * already escaped: no control byte, valid UTF-8), of_csv_json_str writes
+ * a JSON string literal that way, streaming in bounded pieces. */
+void of_csv_dq(struct ofast *o, const char *s, size_t n);
+void of_csv_json_str(struct ofast *o, const char *s, size_t n);
 
 #endif

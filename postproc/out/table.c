@@ -154,6 +154,7 @@ static int text_row(struct table *t, const struct tbl_cell *c)
 			snprintf(buf, sizeof(buf), "%.2f", c[i].f);
 			break;
 		case TBL_RAWJSON:
+		case TBL_DSTR:
 			continue;
 		}
 		if (keep(t, s))
@@ -162,11 +163,16 @@ static int text_row(struct table *t, const struct tbl_cell *c)
 	return 0;
 }
 
+static int in_text(enum tbl_kind k)
+{
+	return k != TBL_RAWJSON && k != TBL_DSTR;
+}
+
 static void text_end(struct table *t)
 {
 	size_t nshown = 0;
 	for (size_t i = 0; i < t->ncols; i++)
-		nshown += t->cols[i].kind != TBL_RAWJSON;
+		nshown += in_text(t->cols[i].kind);
 	if (!nshown)
 		return;
 	size_t *w = calloc(t->ncols, sizeof(*w));
@@ -174,7 +180,7 @@ static void text_end(struct table *t)
 		return;
 	size_t k = 0;
 	for (size_t i = 0; i < t->ncols; i++) {
-		if (t->cols[i].kind == TBL_RAWJSON)
+		if (!in_text(t->cols[i].kind))
 			continue;
 		const char *h = t->cols[i].title ? t->cols[i].title : t->cols[i].key;
 		w[i] = dwidth(h);
@@ -189,7 +195,7 @@ static void text_end(struct table *t)
 		k = 0;
 		int first = 1;
 		for (size_t i = 0; i < t->ncols; i++) {
-			if (t->cols[i].kind == TBL_RAWJSON)
+			if (!in_text(t->cols[i].kind))
 				continue;
 			const char *s = r < 0 ? (t->cols[i].title ? t->cols[i].title : t->cols[i].key)
 					      : t->cells[r * nshown + k];
@@ -229,6 +235,7 @@ static int json_row(struct table *t, const struct tbl_cell *c)
 		fputs(": ", t->f);
 		switch (t->cols[i].kind) {
 		case TBL_STR:
+		case TBL_DSTR:
 			if (c[i].s)
 				json_str(t->f, c[i].s);
 			else
@@ -288,6 +295,7 @@ static int csv_row(struct table *t, const struct tbl_cell *c)
 		first = 0;
 		switch (t->cols[i].kind) {
 		case TBL_STR:
+		case TBL_DSTR:
 			csv_field(t->f, c[i].s ? c[i].s : "");
 			break;
 		case TBL_F64:

@@ -28,6 +28,8 @@ enum tbl_kind {
 	TBL_BYTES, /* size in bytes: raw in JSON/CSV, KiB/MiB in text */
 	TBL_F64,   /* real number (rates, depths) */
 	TBL_RAWJSON, /* pre-rendered JSON value: JSON only (histograms) */
+	TBL_DSTR,  /* text in JSON and CSV only (null / empty when NULL): the
+		    * text table shows it in another column */
 };
 struct tbl_col {
 	const char *key;   /* JSON key / CSV header: a contract, keep stable */
