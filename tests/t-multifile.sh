@@ -2,8 +2,10 @@
 # Several files, one analysis (issue 19): three files written on two hosts
 # (tpp-gen in its own UTS namespace, so each has its own hostname; hosta
 # twice: two runs on one host). Each host's rows of `CMD --by-host A B C`
-# are byte for byte what `CMD X` says of its file alone; the merged table
-# holds the same rows in one order and sums to the files' totals; two runs
+# are byte for byte what `CMD X` says of its file alone; merged (the
+# default), one row per key (comm, function, device and op) whose counts are
+# the files' sums and whose percentiles are the union's, from the files'
+# exported calls and requests; two runs
 # on one host are told apart by their files' names. And --clock=wall: dump,
 # replay and io print the same wall-clock instants, the ISO text is the
 # wall_ns number, and merged time lines come in wall-clock order. No
@@ -37,23 +39,85 @@ test_expect 'sched, io, net, latency, callgraph --by-host: each host'\''s rows a
 	done
 '
 
-test_expect 'merged sched: every file'\''s rows once, in on-CPU order across hosts, summing to the files'\'' totals' '
+test_expect 'merged sched: one row per comm, the tasks of that name in every file added, in on-CPU order' '
 	files && "$TRACEPP" sched --format=csv a.tpp b.tpp c.tpp >m.csv 2>/dev/null &&
 	for f in a b c; do "$TRACEPP" sched --format=csv $f.tpp >$f.csv 2>/dev/null || return 1; done &&
 	python3 - <<-"PY"
-	import csv
-	m = list(csv.DictReader(open("m.csv")))
-	labels = {"a": "hosta:a", "b": "hostb", "c": "hosta:c"}
-	assert sorted(set(r["host"] for r in m)) == sorted(labels.values()), set(r["host"] for r in m)
-	for f, h in labels.items():
-	    alone = list(csv.DictReader(open(f + ".csv")))
-	    mine = [{k: v for k, v in r.items() if k != "host"} for r in m if r["host"] == h]
-	    assert sorted(map(str, mine)) == sorted(map(str, alone)), f
-	    assert sum(int(r["oncpu_ns"]) for r in mine) == sum(int(r["oncpu_ns"]) for r in alone) > 0
-	on = [int(r["oncpu_ns"]) for r in m]
+	import csv, collections
+	m = {r["comm"]: r for r in csv.DictReader(open("m.csv"))}
+	want = collections.defaultdict(lambda: collections.Counter())
+	wmax = collections.Counter()
+	for f in "abc":
+	    for r in csv.DictReader(open(f + ".csv")):
+	        w = want[r["comm"]]
+	        w["tasks"] += 1
+	        for k in ("oncpu_ns", "switches", "voluntary", "involuntary", "runq_wait_ns", "wakeups", "offcpu_ns"):
+	            w[k] += int(r[k])
+	        wmax[r["comm"]] = max(wmax[r["comm"]], int(r["wakeup_max_ns"]))
+	assert sorted(m) == sorted(want) and len(m) >= 2, (sorted(m), sorted(want))
+	for comm, w in want.items():
+	    for k, v in w.items():
+	        assert int(m[comm][k]) == v, (comm, k, m[comm][k], v)
+	    assert int(m[comm]["wakeup_max_ns"]) == wmax[comm]
+	on = [int(r["oncpu_ns"]) for r in csv.DictReader(open("m.csv"))]
 	assert on == sorted(on, reverse=True), "not in on-CPU order"
-	total = sum(int(r["switches"]) for f in labels for r in csv.DictReader(open(f + ".csv")))
-	assert total == sum(int(r["switches"]) for r in m) > 0
+	PY
+'
+
+# The merged answers' truth: the union of the files' own rows. Latency's
+# percentiles are nearest-rank over every file's calls (export --table=calls,
+# a row per paired call) and io's over every file's requests (--table=io).
+test_expect 'merged latency, io, callgraph: counts are the sums of the files'\'', percentiles those of the union of their samples' '
+	files &&
+	"$TRACEPP" latency --format=csv a.tpp b.tpp c.tpp >lat.csv 2>/dev/null &&
+	"$TRACEPP" io --format=csv a.tpp b.tpp c.tpp >io.csv 2>/dev/null &&
+	"$TRACEPP" callgraph --format=csv a.tpp b.tpp c.tpp >cg.csv 2>/dev/null &&
+	for f in a b c; do
+		"$TRACEPP" latency --format=csv $f.tpp >lat-$f.csv 2>/dev/null &&
+		"$TRACEPP" callgraph --format=csv $f.tpp >cg-$f.csv 2>/dev/null || return 1
+	done &&
+	"$TRACEPP" export --table=calls --format=csv a.tpp b.tpp c.tpp >calls.csv &&
+	"$TRACEPP" export --table=io --format=csv a.tpp b.tpp c.tpp >req.csv &&
+	python3 - <<-"PY"
+	import csv, collections, math
+	def pct(v, p):
+	    v = sorted(v)
+	    return v[max(1, math.ceil(p / 100 * len(v))) - 1]
+	lat = {(r["kind"], r["name"]): r for r in csv.DictReader(open("lat.csv"))}
+	assert len(lat) == len(set(lat)) and all(r["exact"] == "1" for r in lat.values())
+	for kind_name, r in lat.items():
+	    n = sum(int(x["count"]) for f in "abc" for x in csv.DictReader(open("lat-%s.csv" % f))
+	            if (x["kind"], x["name"]) == kind_name)
+	    assert int(r["count"]) == n > 0, (kind_name, r["count"], n)
+	durs = collections.defaultdict(list)
+	for c in csv.DictReader(open("calls.csv")):
+	    if c["ended"] in ("return", "tail") and c["resumed"] == "0":
+	        durs[c["func"]].append(int(c["dur_ns"]))
+	funcs = [k[1] for k in lat if k[0] == "func"]
+	assert len(funcs) > 5
+	for f in funcs:
+	    r, d = lat[("func", f)], durs[f]
+	    assert int(r["count"]) == len(d), (f, r["count"], len(d))
+	    for p, col in ((50, "p50_ns"), (90, "p90_ns"), (99, "p99_ns"), (99.9, "p999_ns")):
+	        assert int(r[col]) == pct(d, p), (f, col, r[col], pct(d, p))
+	    assert int(r["min_ns"]) == min(d) and int(r["max_ns"]) == max(d)
+	req = collections.defaultdict(list)
+	for q in csv.DictReader(open("req.csv")):
+	    req[(q["dev"], q["op"])].append(q)
+	io = list(csv.DictReader(open("io.csv")))
+	assert len(io) == len(req) >= 2 and "host" not in io[0]
+	for r in io:
+	    q = req[(r["dev"], r["op"])]
+	    d2c = [int(x["device_ns"]) for x in q]
+	    assert int(r["count"]) == len(q) and int(r["p50_ns"]) == pct(d2c, 50) and int(r["p99_ns"]) == pct(d2c, 99), r
+	    l = lat[("io", "%s %s d2c" % (r["dev"], r["op"]))]
+	    assert l["p50_ns"] == r["p50_ns"] and l["count"] == r["count"]
+	cg = {r["func"]: r for r in csv.DictReader(open("cg.csv"))}
+	calls = collections.Counter()
+	for f in "abc":
+	    for x in csv.DictReader(open("cg-%s.csv" % f)):
+	        calls[x["func"]] += int(x["calls"])
+	assert {k: int(v["calls"]) for k, v in cg.items()} == dict(calls)
 	PY
 '
 
@@ -76,7 +140,7 @@ test_expect 'the text sum over files is the sum of the files; info of three file
 '
 
 test_expect 'one file given twice, and --by-host where one file is read, are said plainly' '
-	files && "$TRACEPP" sched --format=csv a.tpp a.tpp 2>/dev/null | cut -d, -f1 | sort -u >h.txt &&
+	files && "$TRACEPP" sched --by-host --format=csv a.tpp a.tpp 2>/dev/null | cut -d, -f1 | sort -u >h.txt &&
 	printf "%s\n" hosta:a.tpp#1 hosta:a.tpp#2 host | sort >want.txt && cmp h.txt want.txt &&
 	! "$TRACEPP" replay --by-host a.tpp 2>err.txt && grep -q "unrecognized option .--by-host" err.txt
 '

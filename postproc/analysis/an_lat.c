@@ -159,6 +159,68 @@ int an_lat_exact(const struct an_lat *l)
 	return l->count == l->n + l->nbig;
 }
 
+/* Room for more samples in an exact array, as room_for grows it. */
+static int room_more(void *arr, size_t *cap, size_t n, size_t more, size_t elem, size_t *reg)
+{
+	while (*cap < n + more)
+		if (room_for(arr, cap, *cap, elem, reg))
+			return -1;
+	return 0;
+}
+
+void an_lat_merge(struct an_lat *dst, struct an_lat *src)
+{
+	if (!src->count) {
+		an_lat_free(src);
+		return;
+	}
+	if (!dst->count) { /* the first file's: moved, not copied */
+		an_lat_free(dst);
+		*dst = *src;
+		an_lat_init(src);
+		return;
+	}
+	int dx = an_lat_exact(dst), sx = an_lat_exact(src);
+	dst->count += src->count;
+	dst->sum += src->sum;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	for (int b = 0; b < 65; b++)
+		dst->log2[b] += src->log2[b];
+	dst->sorted = 0;
+	/* src's samples leave the budget now: the union may fit where both,
+	 * counted twice, would not */
+	held -= src->cap + src->bigcap;
+	src->cap = src->bigcap = 0;
+	if (dx && sx && !room_more(&dst->v, &dst->cap, dst->n, src->n, sizeof(*dst->v), &dst->vreg) &&
+	    !room_more(&dst->big, &dst->bigcap, dst->nbig, src->nbig, sizeof(*dst->big), NULL)) {
+		if (src->n)
+			memcpy(dst->v + dst->n, src->v, src->n * sizeof(*src->v));
+		if (src->nbig)
+			memcpy(dst->big + dst->nbig, src->big, src->nbig * sizeof(*src->big));
+		dst->n += src->n;
+		dst->nbig += src->nbig;
+	} else {
+		if (dx)
+			go_inexact(dst); /* its own samples into buckets */
+		if (dst->fine && sx) {
+			for (size_t i = 0; i < src->n; i++)
+				dst->fine[fine_bucket(src->v[i])]++;
+			for (size_t i = 0; i < src->nbig; i++)
+				dst->fine[fine_bucket(src->big[i])]++;
+		} else if (dst->fine && src->fine) {
+			for (unsigned b = 0; b < NFINE + 2 * SUB; b++)
+				dst->fine[b] += src->fine[b];
+		} else if (dst->fine) { /* src kept only log2 buckets: so does the union */
+			free(dst->fine);
+			dst->fine = NULL;
+		}
+	}
+	an_lat_free(src);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

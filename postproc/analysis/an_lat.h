@@ -84,6 +84,12 @@ static inline uint64_t an_lat_avg(const struct an_lat *l)
 {
 	return l->count ? (uint64_t)((long double)l->sum / l->count) : 0;
 }
+/* Adds src's samples to dst and leaves src empty (freed, as after
+ * an_lat_init): several files' distributions of one function or device
+ * become one, whose percentiles are those of the union. Exact when both
+ * were exact and the union fits the budget; else the log-linear histogram
+ * of both (or, out of memory, the log2 one), as an_lat_add degrades. */
+void an_lat_merge(struct an_lat *dst, struct an_lat *src);
 /* JSON array [[lo, hi, count], ...] of the non-empty log2 buckets, malloc'd. */
 char *an_lat_hist_json(const struct an_lat *l);
 #endif

@@ -24,6 +24,7 @@ struct mtab {
 	struct tbl_col *hcols; /* host + cols */
 	struct mrow *rows;
 	size_t nrows, cap;
+	struct table *out; /* --by-host in JSON/CSV: rows written as they come */
 };
 struct acli_multi {
 	struct mtab tab[4];
@@ -274,6 +275,8 @@ static void free_multi(struct acli_multi *m, int nfiles)
 			free(t->rows[i].cells);
 		}
 		free(t->rows);
+		if (t->out)
+			tbl_close(t->out);
 		free(t->hcols);
 	}
 	for (int i = 0; i < nfiles; i++) {
@@ -316,13 +319,19 @@ int acli_next(struct acli *c)
 	return ACLI_GO;
 }
 
-int acli_each(struct acli *c, int (*fn)(struct acli *c, void *ctx), void *ctx)
+int acli_each(struct acli *c, int (*fn)(struct acli *c, void *ctx), int (*done)(struct acli *c, void *ctx),
+	      void *ctx)
 {
 	int rc;
 	do {
 		if ((rc = fn(c, ctx)))
 			return rc;
+		/* a host's rows written as they came: out before the next file */
+		if (c->m && c->by_host && c->m->ntab && c->m->tab[0].out && fflush(stdout))
+			return 1;
 	} while ((rc = acli_next(c)) == ACLI_GO);
+	if (!rc && acli_merged(c) && done)
+		rc = done(c, ctx);
 	return rc ? rc : acli_finish(c);
 }
 
@@ -397,6 +406,15 @@ int acli_tbl_row(struct acli *c, struct table *tb, const struct tbl_cell *cells,
 	if (!c->m)
 		return tbl_row(tb, cells);
 	struct mtab *t = (struct mtab *)(void *)tb;
+	if (c->by_host && c->fmt != TBL_TEXT && t == &c->m->tab[0]) {
+		/* host by host is the order rows come in: nothing to keep */
+		if (!t->out && !(t->out = tbl_open(stdout, c->fmt, t->hcols, t->ncols + 1)))
+			return -ENOMEM;
+		struct tbl_cell v[t->ncols + 1];
+		v[0] = (struct tbl_cell){.s = acli_host(c, c->fi)};
+		memcpy(v + 1, cells, t->ncols * sizeof(*cells));
+		return tbl_row(t->out, v);
+	}
 	if (t->nrows == t->cap) {
 		size_t nc = t->cap ? t->cap * 2 : 64;
 		struct mrow *n = realloc(t->rows, nc * sizeof(*n));
@@ -455,6 +473,11 @@ int acli_finish(struct acli *c)
 	by_host_first = c->by_host;
 	for (int k = 0; k < m->ntab; k++) {
 		struct mtab *t = &m->tab[k];
+		if (t->out) {
+			rc |= tbl_close(t->out) ? 1 : 0;
+			t->out = NULL;
+			continue;
+		}
 		if (t->nrows)
 			qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_row);
 		struct table *out = tbl_open(stdout, c->fmt, t->hcols, t->ncols + 1);

@@ -98,16 +98,26 @@ int acli_run_cols(struct acli *c, int (*fn)(void *ctx, const struct tpp_run *run
  * ACLI_GO when one is open, 0 after the last, else the exit status. */
 int acli_next(struct acli *c);
 /* fn(c, ctx) on every file in turn (acli_next between them), then, with
- * several, acli_finish: 0 or the first exit status. */
-int acli_each(struct acli *c, int (*fn)(struct acli *c, void *ctx), void *ctx);
+ * several merged (acli_merged), done(c, ctx) (may be NULL: where a command
+ * writes what it merged across files), and acli_finish: 0 or the first exit status. */
+int acli_each(struct acli *c, int (*fn)(struct acli *c, void *ctx), int (*done)(struct acli *c, void *ctx),
+	      void *ctx);
+/* Several files without --by-host: the command merges its rows across
+ * files by a key of its own (an_merge.h) and writes one table in done(). */
+static inline int acli_merged(const struct acli *c)
+{
+	return c->m && !c->by_host;
+}
 /* Tables over several files. With one file these are tbl_open, tbl_row and
  * tbl_close. With several, a first column `host` is added (the file's
  * hostname, or hostname:NAME, NAME the file's name without .tpp, when two
- * files share a hostname: two runs on one host), and rows are kept until
- * acli_finish: merged, every host's rows ordered by key, highest first (ties
- * in the hosts' and the rows' order); with --by-host, host by host, each in
- * the order the command gives them alone. A table is one per cols across
- * files. acli_tbl_close is then a no-op. */
+ * files share a hostname: two runs on one host). With --by-host in JSON or
+ * CSV the rows go out as they come, host by host, each in the order the
+ * command gives them alone (memory: nothing kept). Else they are kept until
+ * acli_finish (text aligns its columns, so it keeps its rows by nature):
+ * with --by-host in that order; merged, every host's rows ordered by key,
+ * highest first (ties in the hosts' and the rows' order). A table is one
+ * per cols across files. acli_tbl_close is then a no-op. */
 struct table *acli_tbl_open(struct acli *c, const struct tbl_col *cols, size_t ncols);
 int acli_tbl_row(struct acli *c, struct table *t, const struct tbl_cell *cells, int64_t key);
 int acli_tbl_close(struct acli *c, struct table *t);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "an_cli.h"
+#include "an_merge.h"
 #include "commands.h"
 #include "cg_print.h"
 #include "esc.h"
@@ -25,7 +26,10 @@ static const char usage_text[] =
 	"Calls without a return (end of trace, longjmp) count up to where they\n"
 	"were left; 'noret' and 'orphans' (returns without entry) say how many.\n"
 	ACLI_MULTI_USAGE
-	"                           (--folded: HOST;path;to;func SELF_NS)\n";
+	"                           (--folded: HOST;path;to;func SELF_NS)\n"
+	"Merged (without --by-host): one row per function name across the files (its\n"
+	"calls, times, noret and orphans added, min and max over all), as --callers and\n"
+	"--callees; --tree keeps each host's rows.\n";
 
 enum mode { M_FUNCS, M_TREE, M_CALLERS, M_CALLEES, M_FOLDED };
 
@@ -60,6 +64,82 @@ static const struct tbl_col fcols[] = {
 	{"orphans", NULL, TBL_INT},
 };
 
+/* Several files merged: a function's numbers across them, by name. */
+static void add_stat(struct an_func_stat *to, const struct an_func_stat *s)
+{
+	if (!to->calls && !to->orphans)
+		to->min_ns = UINT64_MAX;
+	to->calls += s->calls;
+	to->total_ns += s->total_ns;
+	to->self_ns += s->self_ns;
+	to->noret += s->noret;
+	to->orphans += s->orphans;
+	if (s->min_ns < to->min_ns)
+		to->min_ns = s->min_ns;
+	if (s->max_ns > to->max_ns)
+		to->max_ns = s->max_ns;
+}
+
+static int merge_funcs(struct amerge *m, struct an_cg *cg, const struct an_func_stat *fs, size_t nfs)
+{
+	for (size_t i = 0; i < nfs; i++) {
+		if (!fs[i].calls && !fs[i].orphans)
+			continue;
+		const char *name = an_func_name(cg->syms, (uint32_t)i);
+		int made;
+		struct an_func_stat *e = amerge_get(m, name, strlen(name), &made);
+		if (!e)
+			return -ENOMEM;
+		add_stat(e, &fs[i]);
+	}
+	return 0;
+}
+
+static void funcs_row(struct tbl_cell *v, const char *name, const struct an_func_stat *s)
+{
+	v[0] = (struct tbl_cell){.s = name};
+	v[1] = (struct tbl_cell){.i = (int64_t)s->calls};
+	v[2] = (struct tbl_cell){.i = (int64_t)s->total_ns};
+	v[3] = (struct tbl_cell){.i = (int64_t)s->self_ns};
+	v[4] = (struct tbl_cell){.i = (int64_t)(s->calls ? s->total_ns / s->calls : 0)};
+	v[5] = (struct tbl_cell){.i = (int64_t)(s->min_ns != UINT64_MAX ? s->min_ns : 0)};
+	v[6] = (struct tbl_cell){.i = (int64_t)s->max_ns};
+	v[7] = (struct tbl_cell){.i = (int64_t)s->noret};
+	v[8] = (struct tbl_cell){.i = (int64_t)s->orphans};
+}
+
+static int cmp_merged(const void *a, const char *ka, const void *b, const char *kb)
+{
+	const struct an_func_stat *fx = a, *fy = b;
+	uint64_t kx = fx->total_ns, ky = fy->total_ns;
+	if (sort_by == 1)
+		kx = fx->self_ns, ky = fy->self_ns;
+	else if (sort_by == 2)
+		kx = fx->calls, ky = fy->calls;
+	if (sort_by != 3 && kx != ky)
+		return kx > ky ? -1 : 1;
+	return strcmp(ka, kb);
+}
+
+/* The merged functions, in --sort's order: 0 or 1 (output failed). */
+static int print_merged_funcs(struct acli *c, const struct amerge *m)
+{
+	uint32_t *ids = amerge_sorted(m, cmp_merged);
+	struct table *t = ids ? tbl_open(stdout, c->fmt, fcols, sizeof(fcols) / sizeof(fcols[0])) : NULL;
+	if (!t) {
+		free(ids);
+		return acli_fail(c, -ENOMEM, NULL);
+	}
+	int rc = 0;
+	for (size_t i = 0; !rc && i < m->n; i++) {
+		struct tbl_cell v[9];
+		funcs_row(v, m->keys[ids[i]], amerge_at(m, ids[i]));
+		rc = tbl_row(t, v);
+	}
+	free(ids);
+	return tbl_close(t) || rc ? 1 : 0;
+}
+
 static int print_funcs(struct acli *c, struct an_cg *cg, const struct an_func_stat *fs,
 		       size_t nfs)
 {
@@ -76,17 +156,8 @@ static int print_funcs(struct acli *c, struct an_cg *cg, const struct an_func_st
 	struct table *t = acli_tbl_open(c, fcols, sizeof(fcols) / sizeof(fcols[0]));
 	for (size_t i = 0; t && i < n; i++) {
 		const struct an_func_stat *s = &fs[ids[i]];
-		struct tbl_cell v[] = {
-			{.s = an_func_name(cg->syms, ids[i])},
-			{.i = (int64_t)s->calls},
-			{.i = (int64_t)s->total_ns},
-			{.i = (int64_t)s->self_ns},
-			{.i = (int64_t)(s->calls ? s->total_ns / s->calls : 0)},
-			{.i = (int64_t)(s->min_ns != UINT64_MAX ? s->min_ns : 0)},
-			{.i = (int64_t)s->max_ns},
-			{.i = (int64_t)s->noret},
-			{.i = (int64_t)s->orphans},
-		};
+		struct tbl_cell v[9];
+		funcs_row(v, an_func_name(cg->syms, ids[i]), s);
 		/* several hosts' functions merged in the order --sort asks */
 		int64_t key = sort_by == 1 ? (int64_t)s->self_ns : sort_by == 2 ? (int64_t)s->calls
 			    : sort_by == 3 ? 0 : (int64_t)s->total_ns;
@@ -217,7 +288,14 @@ out:
 /* Callers (up) or callees (down) of function id, from the tree: each node
  * of F contributes its time to its parent's function (callers), or each
  * child of an F node contributes its own time (callees). */
-static int print_related(struct acli *c, struct an_cg *cg, uint32_t fid, int down)
+static const struct tbl_col rcols[] = {
+	{"func", NULL, TBL_STR},
+	{"calls", NULL, TBL_INT},
+	{"total_ns", "total", TBL_NS},
+	{"self_ns", "self", TBL_NS},
+};
+
+static int print_related(struct acli *c, struct an_cg *cg, uint32_t fid, int down, struct amerge *merged)
 {
 	size_t nf = an_nfuncs(cg->syms);
 	struct an_func_stat *agg = calloc(nf + 1, sizeof(*agg));
@@ -240,12 +318,22 @@ static int print_related(struct acli *c, struct an_cg *cg, uint32_t fid, int dow
 		agg[key].total_ns += nd->total_ns;
 		agg[key].self_ns += nd->self_ns;
 	}
-	static const struct tbl_col rcols[] = {
-		{"func", NULL, TBL_STR},
-		{"calls", NULL, TBL_INT},
-		{"total_ns", "total", TBL_NS},
-		{"self_ns", "self", TBL_NS},
-	};
+	if (merged) { /* several files: by caller's (callee's) name across them */
+		int rc = 0;
+		for (size_t i = 0; !rc && i <= nf; i++) {
+			if (!agg[i].calls)
+				continue;
+			const char *name = i == nf ? "<root>" : an_func_name(cg->syms, (uint32_t)i);
+			int made;
+			struct an_func_stat *e = amerge_get(merged, name, strlen(name), &made);
+			if (!e)
+				rc = -ENOMEM;
+			else
+				add_stat(e, &agg[i]);
+		}
+		free(agg);
+		return rc;
+	}
 	struct table *t = acli_tbl_open(c, rcols, 4);
 	for (size_t i = 0; t && i <= nf; i++) {
 		if (!agg[i].calls)
@@ -266,6 +354,7 @@ struct cg_opts {
 	const char *fname;
 	int thread_roots;
 	int found; /* --callers/--callees: files that have the function */
+	struct amerge merged; /* several files merged: an_func_stat by name */
 };
 
 static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
@@ -361,7 +450,10 @@ static int cg_file(struct acli *c, void *ctx)
 	acli_need(c, cg.ps.entries || cg.ps.returns || c->f.tids || c->f.comm, "function entry/exit");
 	switch (o->mode) {
 	case M_FUNCS:
-		rc = print_funcs(c, &cg, cg.fs, cg.nfs < an_nfuncs(syms) ? cg.nfs : an_nfuncs(syms));
+		if (acli_merged(c))
+			rc = merge_funcs(&o->merged, &cg, cg.fs, cg.nfs < an_nfuncs(syms) ? cg.nfs : an_nfuncs(syms));
+		else
+			rc = print_funcs(c, &cg, cg.fs, cg.nfs < an_nfuncs(syms) ? cg.nfs : an_nfuncs(syms));
 		break;
 	case M_TREE:
 		rc = print_tree(c, &cg);
@@ -381,7 +473,7 @@ static int cg_file(struct acli *c, void *ctx)
 			goto out;
 		}
 		o->found++;
-		rc = print_related(c, &cg, (uint32_t)i, o->mode == M_CALLEES);
+		rc = print_related(c, &cg, (uint32_t)i, o->mode == M_CALLEES, acli_merged(c) ? &o->merged : NULL);
 		break;
 	}
 	}
@@ -394,6 +486,28 @@ out:
 	return rc;
 }
 
+/* After the last file: the merged rows (callers and callees in the order
+ * they came, as one file's come in the order of its functions). */
+static int cg_done(struct acli *c, void *ctx)
+{
+	struct cg_opts *o = ctx;
+	if (o->mode == M_FUNCS)
+		return print_merged_funcs(c, &o->merged);
+	if ((o->mode != M_CALLERS && o->mode != M_CALLEES) || !o->found)
+		return 0; /* (no file has the function: said by the caller) */
+	struct table *t = tbl_open(stdout, c->fmt, rcols, 4);
+	if (!t)
+		return acli_fail(c, -ENOMEM, NULL);
+	int rc = 0;
+	for (size_t i = 0; !rc && i < o->merged.n; i++) {
+		const struct an_func_stat *s = amerge_at(&o->merged, i);
+		struct tbl_cell v[] = {{.s = o->merged.keys[i]}, {.i = (int64_t)s->calls},
+				       {.i = (int64_t)s->total_ns}, {.i = (int64_t)s->self_ns}};
+		rc = tbl_row(t, v);
+	}
+	return tbl_close(t) || rc ? 1 : 0;
+}
+
 int cmd_callgraph(int argc, char **argv)
 {
 	static const struct option lo[] = {{"tree", no_argument, 0, 'T'},
@@ -403,7 +517,8 @@ int cmd_callgraph(int argc, char **argv)
 					   {"sort", required_argument, 0, 's'},
 					   {"root", required_argument, 0, 'R'},
 					   {0, 0, 0, 0}};
-	struct cg_opts o = {M_FUNCS, NULL, 0, 0};
+	struct cg_opts o = {.mode = M_FUNCS};
+	amerge_init(&o.merged, sizeof(struct an_func_stat));
 	const struct acli_spec spec = {.cmd = "callgraph", .usage = usage_text, .opts = lo,
 				       .opt = own_opt, .ctx = &o, .multi_file = 1};
 	struct acli c;
@@ -411,13 +526,14 @@ int cmd_callgraph(int argc, char **argv)
 	int rc = acli_start(&c, &spec, argc, argv);
 	if (rc != ACLI_GO)
 		return rc;
-	rc = acli_each(&c, cg_file, &o);
+	rc = acli_each(&c, cg_file, cg_done, &o);
 	if (!rc && c.m && (o.mode == M_CALLERS || o.mode == M_CALLEES) && !o.found) {
 		/* no file has it: as for one file, a failure, said once */
 		fprintf(stderr, "tracepp callgraph: no function named '%s' in any of the %d files\n", o.fname,
 			c.nfiles);
 		rc = 1;
 	}
+	amerge_free(&o.merged);
 	acli_close(&c);
 	return rc;
 }

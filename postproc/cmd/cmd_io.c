@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "an_cli.h"
+#include "an_merge.h"
 #include "commands.h"
 #include "an_types.h"
 #include "an_lat.h"
@@ -24,7 +25,12 @@ static const char usage_text[] =
 	"                           (the time line gets a wall column)\n"
 	ACLI_MULTI_USAGE
 	"                           (else time lines merge in wall-clock order, the\n"
-	"                           alignment error said once, with the wall column)\n";
+	"                           alignment error said once, with the wall column)\n"
+	"Merged (without --by-host or --interval): one row per device and op across the\n"
+	"files (a device number names a disk on each host: the fleet's disks of that\n"
+	"number): counts, bytes and errors added; iops, bytes/s and avg-qd the sum of\n"
+	"the hosts' (the fleet's rate); max-qd the largest; latency percentiles those of\n"
+	"every file's requests together.\n";
 
 struct io_run {
 	struct acli *c;
@@ -38,6 +44,16 @@ struct io_run {
 	uint64_t *cnt, *bytes;
 	size_t ncnt;
 	struct table *tl;
+	struct amerge merged; /* several files merged: struct mdev by dev and op */
+};
+
+/* A device number and op across files. */
+struct mdev {
+	char dev[32];
+	const char *op;
+	uint64_t count, bytes, errors, max_qd;
+	double iops, bps, avg_qd;
+	struct an_lat d2c, q2c;
 };
 
 static const struct tbl_col tl_cols[] = {
@@ -115,6 +131,47 @@ static const struct tbl_col cols[] = {
 	{"errors", NULL, TBL_INT},
 };
 
+/* One row's numbers, from one file's device or the merged ones. */
+static void io_row(struct tbl_cell *v, const char *dev, const char *op, uint64_t count, uint64_t bytes,
+		   double iops, double bps, struct an_lat *d2c, struct an_lat *q2c, double avg_qd,
+		   uint64_t max_qd, uint64_t errors)
+{
+	v[0] = (struct tbl_cell){.s = dev};
+	v[1] = (struct tbl_cell){.s = op};
+	v[2] = (struct tbl_cell){.i = (int64_t)count};
+	v[3] = (struct tbl_cell){.i = (int64_t)bytes};
+	v[4] = (struct tbl_cell){.f = iops};
+	v[5] = (struct tbl_cell){.i = (int64_t)bps};
+	v[6] = (struct tbl_cell){.i = (int64_t)an_lat_avg(d2c)};
+	v[7] = (struct tbl_cell){.i = (int64_t)an_lat_pct(d2c, 50)};
+	v[8] = (struct tbl_cell){.i = (int64_t)an_lat_pct(d2c, 99)};
+	v[9] = (struct tbl_cell){.i = (int64_t)(d2c->count ? d2c->max : 0)};
+	v[10] = (struct tbl_cell){.i = (int64_t)an_lat_pct(q2c, 50)};
+	v[11] = (struct tbl_cell){.f = avg_qd};
+	v[12] = (struct tbl_cell){.i = (int64_t)max_qd};
+	v[13] = (struct tbl_cell){.i = (int64_t)errors};
+}
+
+/* After the last file: one row per device number and op. 0 or 1. */
+static int io_done(struct acli *c, void *ctx)
+{
+	struct io_run *r = ctx;
+	if (r->interval)
+		return 0; /* time lines: kept by acli, in wall-clock order */
+	struct table *t = tbl_open(stdout, c->fmt, cols, sizeof(cols) / sizeof(cols[0]));
+	if (!t)
+		return acli_fail(c, -ENOMEM, NULL);
+	int rc = 0;
+	for (size_t i = 0; !rc && i < r->merged.n; i++) {
+		struct mdev *d = amerge_at(&r->merged, i);
+		struct tbl_cell v[14];
+		io_row(v, d->dev, d->op, d->count, d->bytes, d->iops, d->bps, &d->d2c, &d->q2c, d->avg_qd,
+		       d->max_qd, d->errors);
+		rc = tbl_row(t, v);
+	}
+	return tbl_close(t) || rc ? 1 : 0;
+}
+
 static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
 {
 	struct io_run *r = ctx;
@@ -173,34 +230,51 @@ static int io_file(struct acli *c, void *ctx)
 		goto out;
 	}
 	uint64_t span = st.last_ts > st.first_ts ? st.last_ts - st.first_ts : 0;
-	struct table *t = acli_tbl_open(c, cols, sizeof(cols) / sizeof(cols[0]));
-	for (size_t i = 0; t && i < r->io.n; i++) {
+	int merged = acli_merged(c);
+	struct table *t = merged ? NULL : acli_tbl_open(c, cols, sizeof(cols) / sizeof(cols[0]));
+	int failed = !merged && !t;
+	for (size_t i = 0; !failed && i < r->io.n; i++) {
 		struct an_iodev *d = &r->io.d[i];
 		if (!d->count)
 			continue;
 		char dn[32];
 		ff_text(dn, sizeof(dn), FF_DEV, d->dev);
 		uint64_t dspan = d->qd_ts > d->first_ts ? d->qd_ts - d->first_ts : 0;
-		struct tbl_cell v[] = {
-			{.s = dn},
-			{.s = an_io_op_name[d->op]},
-			{.i = (int64_t)d->count},
-			{.i = (int64_t)d->bytes},
-			{.f = span ? d->count * 1e9 / span : 0},
-			{.i = (int64_t)(span ? d->bytes * 1e9 / span : 0)},
-			{.i = (int64_t)an_lat_avg(&d->d2c)},
-			{.i = (int64_t)an_lat_pct(&d->d2c, 50)},
-			{.i = (int64_t)an_lat_pct(&d->d2c, 99)},
-			{.i = (int64_t)(d->d2c.count ? d->d2c.max : 0)},
-			{.i = (int64_t)an_lat_pct(&d->q2c, 50)},
-			{.f = dspan ? (double)(d->qd_area / dspan) : 0},
-			{.i = d->max_qd},
-			{.i = (int64_t)d->errors},
-		};
+		double iops = span ? d->count * 1e9 / span : 0, bps = span ? d->bytes * 1e9 / span : 0;
+		double avg_qd = dspan ? (double)(d->qd_area / dspan) : 0;
+		if (merged) {
+			char key[48];
+			int kl = snprintf(key, sizeof(key), "%s %s", dn, an_io_op_name[d->op]), made;
+			struct mdev *e = amerge_get(&r->merged, key, (size_t)kl, &made);
+			if (!(failed = !e)) {
+				if (made) {
+					snprintf(e->dev, sizeof(e->dev), "%s", dn);
+					e->op = an_io_op_name[d->op];
+					an_lat_init(&e->d2c);
+					an_lat_init(&e->q2c);
+				}
+				e->count += d->count;
+				e->bytes += d->bytes;
+				e->errors += d->errors;
+				e->iops += iops;
+				e->bps += bps;
+				e->avg_qd += avg_qd;
+				if (d->max_qd > e->max_qd)
+					e->max_qd = d->max_qd;
+				an_lat_merge(&e->d2c, &d->d2c);
+				an_lat_merge(&e->q2c, &d->q2c);
+			}
+			continue;
+		}
+		struct tbl_cell v[14];
+		io_row(v, dn, an_io_op_name[d->op], d->count, d->bytes, iops, bps, &d->d2c, &d->q2c, avg_qd,
+		       d->max_qd, d->errors);
 		if (acli_tbl_row(c, t, v, 0))
-			t = NULL;
+			failed = 1;
 	}
-	rc = t && acli_tbl_close(c, t) == 0 ? 0 : 1;
+	if (failed)
+		acli_fail(c, -ENOMEM, NULL);
+	rc = !failed && (merged || acli_tbl_close(c, t) == 0) ? 0 : 1;
 	acli_report_run(c, &st);
 out:
 	an_io_free(&r->io);
@@ -225,7 +299,8 @@ int cmd_io(int argc, char **argv)
 		acli_close(&c);
 		return rc;
 	}
-	rc = acli_each(&c, io_file, &r);
+	amerge_init(&r.merged, sizeof(struct mdev));
+	rc = acli_each(&c, io_file, io_done, &r);
 	if (!rc && c.m) {
 		if (r.interval) {
 			char b[32];
@@ -240,6 +315,11 @@ int cmd_io(int argc, char **argv)
 	}
 	free(r.cnt);
 	free(r.bytes);
+	for (size_t i = 0; i < r.merged.n; i++) {
+		an_lat_free(&((struct mdev *)amerge_at(&r.merged, i))->d2c);
+		an_lat_free(&((struct mdev *)amerge_at(&r.merged, i))->q2c);
+	}
+	amerge_free(&r.merged);
 	acli_close(&c);
 	return rc;
 }

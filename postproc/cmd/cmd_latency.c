@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "an_cli.h"
+#include "an_merge.h"
 #include "commands.h"
 #include "an_types.h"
 #include "an_syms.h"
@@ -33,7 +34,10 @@ static const char usage_text[] =
 	"they are at most 1/128 (0.8%) above the true value.\n"
 	"Calls that never returned (end of trace, longjmp) are left out and counted.\n"
 	ACLI_MULTI_USAGE
-	"                           (text: each host's histograms after the table)\n";
+	"                           (text: each host's histograms after the table)\n"
+	"Merged (without --by-host): one row per function, scheduler delay, device and\n"
+	"op or net device across the files, its percentiles those of every file's\n"
+	"samples together (exact where every file's were, else 'exact' says 0).\n";
 
 #define MAX_GLOBS 16
 struct lat_run {
@@ -53,6 +57,7 @@ struct lat_run {
 	struct an_net net;
 	int err;
 	int nohist, any; /* --no-hist; some kind was asked for */
+	struct amerge *merged; /* several files merged: struct mlat per kind and name */
 	uint32_t want[TPP_MAX_TYPES]; /* the fields decoded */
 };
 
@@ -164,6 +169,13 @@ struct row {
 	char name[160];
 	int is_func;
 	struct an_lat *l;
+};
+
+/* A kind and name's distribution merged across files. */
+struct mlat {
+	struct row w;   /* w.l points at l when printed */
+	int kind_order; /* the order of one file's rows: func, sched, io, net */
+	struct an_lat l;
 };
 
 static void quantize(FILE *f, const struct row *w)
@@ -344,7 +356,7 @@ static struct row *lat_rows(struct lat_run *r, size_t *nrows)
 }
 
 /* The table (and in text the histograms): 0, or 1 when output failed. */
-static int lat_print(struct acli *c, const struct lat_run *r, struct row *rows, size_t nrows)
+static int lat_print(struct acli *c, const struct lat_run *r, struct row *rows, size_t nrows, int merged)
 {
 	struct an_lat **ls = malloc((nrows ? nrows : 1) * sizeof(*ls));
 	for (size_t i = 0; ls && i < nrows; i++)
@@ -352,7 +364,9 @@ static int lat_print(struct acli *c, const struct lat_run *r, struct row *rows, 
 	if (ls)
 		an_lat_prepare(ls, nrows);
 	free(ls);
-	struct table *t = acli_tbl_open(c, cols, sizeof(cols) / sizeof(cols[0]));
+	/* merged: one table of the files together, as one file's */
+	struct table *t = merged ? tbl_open(stdout, c->fmt, cols, sizeof(cols) / sizeof(cols[0]))
+				 : acli_tbl_open(c, cols, sizeof(cols) / sizeof(cols[0]));
 	for (size_t i = 0; t && i < nrows; i++) {
 		struct an_lat *l = rows[i].l;
 		char *hist = c->fmt == TBL_JSON ? an_lat_hist_json(l) : NULL;
@@ -371,12 +385,15 @@ static int lat_print(struct acli *c, const struct lat_run *r, struct row *rows, 
 			{.i = an_lat_exact(l)},
 			{.s = hist},
 		};
-		if (acli_tbl_row(c, t, v, 0))
+		if (merged ? tbl_row(t, v) : acli_tbl_row(c, t, v, 0)) {
+			if (merged)
+				tbl_close(t);
 			t = NULL;
+		}
 		free(hist);
 	}
-	int rc = t && acli_tbl_close(c, t) == 0 ? 0 : 1;
-	FILE *nf = acli_notes(c);
+	int rc = t && (merged ? tbl_close(t) : acli_tbl_close(c, t)) == 0 ? 0 : 1;
+	FILE *nf = merged ? stdout : acli_notes(c);
 	if (c->fmt == TBL_TEXT && !r->nohist && nf)
 		for (size_t i = 0; i < nrows; i++)
 			quantize(nf, &rows[i]);
@@ -387,8 +404,8 @@ static int lat_print(struct acli *c, const struct lat_run *r, struct row *rows, 
 static void lat_notes(const struct acli *c, const struct lat_run *r)
 {
 	if (r->noret)
-		fprintf(stderr, "tracepp latency: %llu call(s) without a return left out\n",
-			(unsigned long long)r->noret);
+		fprintf(stderr, "tracepp latency: %s%s%llu call(s) without a return left out\n",
+			c->m ? c->path : "", c->m ? ": " : "", (unsigned long long)r->noret);
 	if (r->any && r->want_func) { /* --func given: say when it matched nothing */
 		size_t i = 0;
 		while (i < r->nf && r->fmatch[i] != 1)
@@ -400,6 +417,63 @@ static void lat_notes(const struct acli *c, const struct lat_run *r)
 			fprintf(stderr, " in %s\n", c->path);
 		}
 	}
+}
+
+static const char *const kinds[] = {"func", "sched", "io", "net"};
+
+/* A file's distributions into the merged ones (theirs left empty). 0 or
+ * -ENOMEM. */
+static int lat_merge(struct lat_run *r, const struct row *rows, size_t nrows)
+{
+	for (size_t i = 0; i < nrows; i++) {
+		char key[sizeof(rows[i].name) + 8];
+		int kl = snprintf(key, sizeof(key), "%s%c%s", rows[i].kind, 0, rows[i].name), made;
+		struct mlat *e = amerge_get(r->merged, key, (size_t)kl, &made);
+		if (!e)
+			return -ENOMEM;
+		if (made) {
+			e->w = rows[i];
+			while (e->kind_order < 3 && strcmp(kinds[e->kind_order], rows[i].kind))
+				e->kind_order++;
+			an_lat_init(&e->l);
+		}
+		an_lat_merge(&e->l, rows[i].l);
+	}
+	return 0;
+}
+
+static int by_kind(const void *a, const void *b)
+{
+	const struct mlat *x = *(const struct mlat *const *)a, *y = *(const struct mlat *const *)b;
+	if (x->kind_order != y->kind_order)
+		return x->kind_order < y->kind_order ? -1 : 1;
+	return x < y ? -1 : x > y; /* first come first: the entries' order */
+}
+
+/* After the last file: the merged rows, in one file's order of kinds. */
+static int lat_done(struct acli *c, void *ctx)
+{
+	struct lat_run *r = ctx;
+	size_t n = r->merged->n;
+	struct mlat **es = malloc((n ? n : 1) * sizeof(*es));
+	struct row *rows = malloc((n ? n : 1) * sizeof(*rows));
+	int rc = 1;
+	if (!es || !rows) {
+		fprintf(stderr, "tracepp latency: out of memory\n");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		es[i] = amerge_at(r->merged, i);
+	qsort(es, n, sizeof(*es), by_kind);
+	for (size_t i = 0; i < n; i++) {
+		rows[i] = es[i]->w;
+		rows[i].l = &es[i]->l;
+	}
+	rc = lat_print(c, r, rows, n, 1);
+out:
+	free(es);
+	free(rows);
+	return rc;
 }
 
 /* One file: its analyses, rows and notes, from the options in *opt.
@@ -419,7 +493,10 @@ static int lat_file(struct acli *c, void *ctx)
 		rc = acli_fail(c, -ENOMEM, NULL);
 		goto out;
 	}
-	rc = lat_print(c, &r, rows, nrows);
+	if (acli_merged(c))
+		rc = lat_merge(&r, rows, nrows) ? acli_fail(c, -ENOMEM, NULL) : 0;
+	else
+		rc = lat_print(c, &r, rows, nrows, 0);
 	lat_notes(c, &r);
 	acli_report_run(c, &st);
 out:
@@ -449,13 +526,19 @@ int cmd_latency(int argc, char **argv)
 					   {0, 0, 0, 0}};
 	struct lat_run opt; /* the options alone: each file starts from them */
 	memset(&opt, 0, sizeof(opt));
+	struct amerge merged;
+	amerge_init(&merged, sizeof(struct mlat));
+	opt.merged = &merged;
 	const struct acli_spec spec = {.cmd = "latency", .usage = usage_text, .opts = lo,
 				       .shortopts = "f:", .opt = own_opt, .ctx = &opt, .multi_file = 1};
 	struct acli c;
 	int rc = acli_start(&c, &spec, argc, argv);
 	if (rc != ACLI_GO)
 		return rc;
-	rc = acli_each(&c, lat_file, &opt);
+	rc = acli_each(&c, lat_file, lat_done, &opt);
+	for (size_t i = 0; i < merged.n; i++)
+		an_lat_free(&((struct mlat *)amerge_at(&merged, i))->l);
+	amerge_free(&merged);
 	acli_close(&c);
 	return rc;
 }

@@ -148,7 +148,7 @@ int cmd_net(int argc, char **argv)
 	int rc = acli_start(&c, &spec, argc, argv);
 	if (rc != ACLI_GO)
 		return rc;
-	rc = acli_each(&c, net_file, &conns);
+	rc = acli_each(&c, net_file, NULL, &conns);
 	acli_close(&c);
 	return rc;
 }

@@ -1,8 +1,10 @@
 /* tracepp sched: per-task scheduler accounting (schedstat-compatible). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "an_cli.h"
+#include "an_merge.h"
 #include "commands.h"
 #include "losses.h"
 #include "an_types.h"
@@ -23,7 +25,11 @@ static const char usage_text[] =
 	"  --sort=oncpu|runq|switches|tid   row order (default oncpu)\n"
 	"  --idle                   include the idle tasks (tid 0)\n"
 	ACLI_MULTI_USAGE
-	"                           (text: then the sum over the files)\n";
+	"                           (text: then the sum over the files)\n"
+	"Merged (without --by-host): one row per task name (comm) across the files, as\n"
+	"perf sched latency groups by comm: 'tasks' threads of that name, their numbers\n"
+	"added (wakeup-avg over all their wakeups, wakeup-max the largest); a tid means\n"
+	"nothing on another host. --sort=tid sorts these by name.\n";
 
 static int feed(void *ctx, const struct tpp_event *ev)
 {
@@ -73,6 +79,31 @@ static const struct tbl_col cols[] = {
 	{"inferred_switch_ins", "inferred", TBL_INT},
 	{"partial", NULL, TBL_STR},
 };
+
+/* Merged across files: per task name (see sched_done). */
+struct mtask {
+	uint64_t tasks, oncpu, switches, vol, invol, migr, runq, wakeups, wl_n, wl_sum, wl_max, offcpu, inferred;
+	unsigned partial;
+};
+
+static void merge_task(struct mtask *m, const struct an_task *k)
+{
+	m->tasks++;
+	m->oncpu += k->oncpu_ns;
+	m->switches += k->switches;
+	m->vol += k->voluntary;
+	m->invol += k->involuntary;
+	m->migr += k->migrations;
+	m->runq += k->runq_wait_ns;
+	m->wakeups += k->wakeups;
+	m->wl_n += k->wakeup_lat_n;
+	m->wl_sum += k->wakeup_lat_sum;
+	if (k->wakeup_lat_max > m->wl_max)
+		m->wl_max = k->wakeup_lat_max;
+	m->offcpu += k->offcpu_ns;
+	m->inferred += k->inferred_in;
+	m->partial |= k->partial;
+}
 
 /* "start", "end", "gaps" joined by commas (enum an_partial), or NULL for a
  * task seen whole */
@@ -126,11 +157,64 @@ static int64_t row_key(const struct an_task *k)
 struct sched_ctx {
 	const struct sched_opts *o;
 	struct sched_sum sum;
+	struct amerge merged; /* several files merged: struct mtask by comm */
 };
+
+static int by_mkey(const void *a, const char *ka, const void *b, const char *kb)
+{
+	const struct mtask *x = a, *y = b;
+	uint64_t kx = sort_key == 1 ? x->runq : sort_key == 2 ? x->switches : x->oncpu;
+	uint64_t ky = sort_key == 1 ? y->runq : sort_key == 2 ? y->switches : y->oncpu;
+	if (sort_key != 3 && kx != ky)
+		return kx > ky ? -1 : 1;
+	return strcmp(ka, kb);
+}
+
+/* After the last file: one row per task name, the columns of one file's
+ * with comm and the number of tasks in place of tid, pid and comm. 0 or 1. */
+static int sched_done(struct acli *c, void *ctx)
+{
+	const struct amerge *m = &((struct sched_ctx *)ctx)->merged;
+	const size_t nc = sizeof(cols) / sizeof(cols[0]) - 1;
+	struct tbl_col mcols[sizeof(cols) / sizeof(cols[0]) - 1];
+	mcols[0] = cols[2];
+	mcols[1] = (struct tbl_col){"tasks", NULL, TBL_INT};
+	memcpy(mcols + 2, cols + 3, (nc - 2) * sizeof(*mcols));
+	uint32_t *ids = amerge_sorted(m, by_mkey);
+	struct table *t = ids ? tbl_open(stdout, c->fmt, mcols, nc) : NULL;
+	if (!t) {
+		free(ids);
+		return acli_fail(c, -ENOMEM, NULL);
+	}
+	int rc = 0;
+	for (size_t i = 0; !rc && i < m->n; i++) {
+		const struct mtask *k = amerge_at(m, ids[i]);
+		struct tbl_cell v[] = {
+			{.s = m->keys[ids[i]]},
+			{.i = (int64_t)k->tasks},
+			{.i = (int64_t)k->oncpu},
+			{.i = (int64_t)k->switches},
+			{.i = (int64_t)k->vol},
+			{.i = (int64_t)k->invol},
+			{.i = (int64_t)k->migr},
+			{.i = (int64_t)k->runq},
+			{.i = (int64_t)k->wakeups},
+			{.i = (int64_t)(k->wl_n ? k->wl_sum / k->wl_n : 0)},
+			{.i = (int64_t)k->wl_max},
+			{.i = (int64_t)k->offcpu},
+			{.i = (int64_t)k->inferred},
+			{.s = partial_name(k->partial)},
+		};
+		rc = tbl_row(t, v);
+	}
+	free(ids);
+	return tbl_close(t) || rc ? 1 : 0;
+}
 
 static int sched_file(struct acli *c, void *ctx)
 {
 	const struct sched_opts *o = ((struct sched_ctx *)ctx)->o;
+	struct amerge *merged = acli_merged(c) ? &((struct sched_ctx *)ctx)->merged : NULL;
 	struct sched_sum *sum = &((struct sched_ctx *)ctx)->sum;
 	struct an_sched s;
 	an_sched_init(&s);
@@ -149,15 +233,29 @@ static int sched_file(struct acli *c, void *ctx)
 	}
 	if (s.n) /* qsort(NULL, 0) is undefined */
 		qsort(s.t, s.n, sizeof(*s.t), by_key);
-	struct table *t = acli_tbl_open(c, cols, sizeof(cols) / sizeof(cols[0]));
+	struct table *t = merged ? NULL : acli_tbl_open(c, cols, sizeof(cols) / sizeof(cols[0]));
 	size_t partial_rows = 0;
-	for (size_t i = 0; t && i < s.n; i++) {
+	int failed = !merged && !t;
+	for (size_t i = 0; !failed && i < s.n; i++) {
 		struct an_task *k = &s.t[i];
 		if (!k->tid && !o->idle)
 			continue;
 		const char *comm = k->comm[0] ? k->comm : tpp_names_comm(c->names, k->tid);
 		if (!acli_task_wanted(c, k->tid, comm))
 			continue;
+		partial_rows += k->partial != 0;
+		sum->tasks++;
+		sum->oncpu += k->oncpu_ns;
+		sum->switches += k->switches;
+		if (merged) {
+			int made;
+			const char *key = comm ? comm : "";
+			struct mtask *e = amerge_get(merged, key, strlen(key), &made);
+			if (e)
+				merge_task(e, k);
+			failed = !e;
+			continue;
+		}
 		int32_t pid = tpp_names_pid(c->names, k->tid);
 		struct tbl_cell v[] = {
 			{.i = k->tid},
@@ -176,14 +274,12 @@ static int sched_file(struct acli *c, void *ctx)
 			{.i = (int64_t)k->inferred_in},
 			{.s = partial_name(k->partial)},
 		};
-		partial_rows += k->partial != 0;
 		if (acli_tbl_row(c, t, v, row_key(k)))
-			t = NULL;
-		sum->tasks++;
-		sum->oncpu += k->oncpu_ns;
-		sum->switches += k->switches;
+			failed = 1;
 	}
-	rc = t && acli_tbl_close(c, t) == 0 ? 0 : 1;
+	if (failed)
+		acli_fail(c, -ENOMEM, NULL);
+	rc = !failed && (merged || acli_tbl_close(c, t) == 0) ? 0 : 1;
 	FILE *nf = acli_notes(c);
 	if (c->fmt == TBL_TEXT && nf) {
 		fprintf(nf, "\nclock: %s\n", s.runtime_reports
@@ -228,9 +324,10 @@ int cmd_sched(int argc, char **argv)
 	int rc = acli_start(&c, &spec, argc, argv);
 	if (rc != ACLI_GO)
 		return rc;
-	struct sched_ctx x = {&o, {0}};
+	struct sched_ctx x = {.o = &o};
+	amerge_init(&x.merged, sizeof(struct mtask));
 	const struct sched_sum *sum = &x.sum;
-	rc = acli_each(&c, sched_file, &x);
+	rc = acli_each(&c, sched_file, sched_done, &x);
 	if (!rc && c.m) {
 		if (c.fmt == TBL_TEXT) {
 			char b[32];
@@ -239,6 +336,7 @@ int cmd_sched(int argc, char **argv)
 			       (unsigned long long)sum->switches, (unsigned long long)sum->inferred);
 		}
 	}
+	amerge_free(&x.merged);
 	acli_close(&c);
 	return rc;
 }

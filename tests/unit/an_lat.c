@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tpp_test.h"
 #include "../../postproc/analysis/an_lat.h"
@@ -113,6 +114,66 @@ int main(void)
 			}
 		for (int k = 0; k < 3; k++)
 			an_lat_free(&d[k]);
+	}
+	/* merged: three files' distributions of one function are the union's:
+	 * the same percentiles as one distribution of every sample */
+	{
+		struct an_lat part[3], m;
+		uint64_t n = 100003;
+		an_lat_init(&m);
+		for (int k = 0; k < 3; k++)
+			an_lat_init(&part[k]);
+		uint64_t step = 7919;
+		for (uint64_t i = 0, x = 0; i < n; i++, x = (x + step) % n) /* 1..n scrambled, dealt out */
+			an_lat_add(&part[x % 3], (x + 1) << (x % 5 == 4 ? 33 : 0));
+		struct an_lat one;
+		an_lat_init(&one);
+		for (uint64_t x = 0; x < n; x++)
+			an_lat_add(&one, (x + 1) << (x % 5 == 4 ? 33 : 0));
+		uint64_t c3 = part[0].count + part[1].count + part[2].count;
+		for (int k = 0; k < 3; k++)
+			an_lat_merge(&m, &part[k]);
+		CHECK(m.count == c3 && c3 == n && an_lat_exact(&m) && part[1].count == 0 && !part[1].v,
+		      "merged: every sample, exact, the parts emptied");
+		CHECK(m.min == one.min && m.max == one.max && m.sum == one.sum && !memcmp(m.log2, one.log2, sizeof(m.log2)),
+		      "merged summary = one distribution's");
+		for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+			CHECK(an_lat_pct(&m, ps[i]) == an_lat_pct(&one, ps[i]), "merged p%g = %llu, one %llu", ps[i],
+			      (unsigned long long)an_lat_pct(&m, ps[i]), (unsigned long long)an_lat_pct(&one, ps[i]));
+		uint64_t top = one.max;
+		an_lat_free(&one);
+		/* an exact one and one past the budget: inexact, within the bound */
+		struct an_lat big;
+		an_lat_init(&big);
+		uint64_t nb = AN_LAT_BUDGET + 1000;
+		for (uint64_t x = n + 1; x <= n + nb; x++)
+			an_lat_add(&big, x);
+		CHECK(!an_lat_exact(&big), "past the budget: inexact");
+		/* m holds the values 1..n with every fifth shifted: the union's truth by counting */
+		an_lat_merge(&m, &big);
+		CHECK(!an_lat_exact(&m) && m.count == n + nb && m.max == top, "merged with an inexact one: inexact, all counted");
+		uint64_t shifted = 0;
+		for (uint64_t x = 0; x < n; x++)
+			shifted += x % 5 == 4;
+		uint64_t small = m.count - shifted; /* 1..n unshifted, then n+1..n+nb: value = rank */
+		for (size_t i = 0; i < 4; i++) { /* p1..p99.9: ranks below the shifted ones */
+			uint64_t r = truth(m.count, ps[i]), g = an_lat_pct(&m, ps[i]);
+			if (r > small)
+				continue;
+			/* the unshifted values 1..n without every fifth, then n+1.. */
+			uint64_t lo = n - shifted; /* the r-th value of 1..n that is not 5k, then n+1.. */
+			uint64_t t = r <= lo ? r + (r - 1) / 4 : n + (r - lo);
+			CHECK(g >= t && (double)g <= (double)t * (1 + AN_LAT_REL_ERR), "merged inexact p%g = %llu, true %llu",
+			      ps[i], (unsigned long long)g, (unsigned long long)t);
+		}
+		an_lat_free(&m);
+		/* the budget is whole again: a distribution of most of it is exact */
+		struct an_lat after;
+		an_lat_init(&after);
+		for (uint64_t x = 0; x < AN_LAT_BUDGET - 64; x++)
+			an_lat_add(&after, x);
+		CHECK(an_lat_exact(&after), "merges give back what they held");
+		an_lat_free(&after);
 	}
 	TEST_DONE();
 }
