@@ -7,7 +7,9 @@
 #  3. peak RSS of an export of a generated file of BIG events (functions and
 #     context switches), written to /dev/null: bounded memory, whatever the
 #     file's size (target <= 64 MiB at 100 M events).
-# Usage: bench/b-export.sh [BUILD_DIR]   (RUNS, N calls, BIG events)
+# Usage: bench/b-export.sh [BUILD_DIR]   (RUNS, N calls, BIG events; OLD=BUILD_DIR
+# adds that build's tracepp to every round, on the same recording, for a
+# before/after in one run; the load average is printed beside the ratios)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-${TPP_B:-$TOP/build}}" && pwd)
@@ -36,10 +38,15 @@ else
 	have_uf=0
 	echo "b-export: uftrace missing or failed: tracepp alone"
 fi
+OLD=${OLD:-}
+[ -z "$OLD" ] || OLD=$(cd "$OLD" && pwd)
+echo "load average before: $(cut -d" " -f1-3 /proc/loadavg)"
 for r in $(seq "$RUNS"); do
+	[ -n "$OLD" ] && echo "old $(secs old.json "$OLD/tracepp" export --format=chrome t.tpp)"
 	echo "tracepp $(secs tp.json "$B/tracepp" export --format=chrome t.tpp)"
 	[ $have_uf = 1 ] && echo "uftrace $(secs uf.json uftrace dump --chrome -d uf)"
 done >rounds
+sed "s/^/round: /" rounds
 tp=$(median $(awk '$1 == "tracepp" {print $2}' rounds))
 tp_bytes=$(stat -c %s tp.json)
 echo "export chrome: $ev events (s-calls-pg $N), tracepp $tp s, $(python3 -c "print('%.0f' % ($ev / $tp))") events/s, $(python3 -c "print('%.1f' % ($tp_bytes / $ev))") bytes/event"
@@ -51,8 +58,14 @@ if [ $have_uf = 1 ]; then
 	echo "uftrace dump --chrome: $uf_ev events, $uf s, $(python3 -c "print('%.0f' % ($uf_ev / $uf))") events/s, $(python3 -c "print('%.1f' % ($uf_bytes / $uf_ev))") bytes/event"
 	echo "ratio events/s tracepp/uftrace: $(python3 -c "print('%.2f' % (($ev / $tp) / ($uf_ev / $uf)))") (target >= 10)"
 	echo "ratio bytes/event tracepp/uftrace: $(python3 -c "print('%.2f' % (($tp_bytes / $ev) / ($uf_bytes / $uf_ev)))")"
+	if [ -n "$OLD" ]; then
+		old=$(median $(awk '$1 == "old" {print $2}' rounds))
+		cmp -s old.json tp.json && same="the same bytes" || same="DIFFERENT bytes"
+		echo "old build ($OLD): $old s, ratio events/s old/uftrace: $(python3 -c "print('%.2f' % (($ev / $old) / ($uf_ev / $uf)))"), new/old speed: $(python3 -c "print('%.2f' % ($old / $tp))") ($same)"
+	fi
 fi
-rm -f tp.json uf.json
+echo "load average after: $(cut -d" " -f1-3 /proc/loadavg)"
+rm -f tp.json uf.json old.json
 
 "$B/bench/tpp-gen" -o big.tpp -n "$BIG" --mix func,sched --cpus 4 --threads 16 >/dev/null 2>&1 || { echo "b-export: tpp-gen failed"; exit 1; }
 /usr/bin/time -f "%M %e" -o rss "$B/tracepp" export --format=chrome big.tpp >/dev/null 2>&1

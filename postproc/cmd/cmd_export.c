@@ -127,7 +127,7 @@ struct ex {
 	uint32_t us_len;
 };
 
-/* A call's constant JSON, per function: ,"cat":"call","name":N */
+/* A call's constant JSON, per function: ,"cat":"call","name":N} */
 struct xfrag {
 	size_t off;
 	uint32_t len;
@@ -135,6 +135,10 @@ struct xfrag {
 /* th->user2: what the hot path knows of a thread */
 enum { TH_UNKNOWN, TH_OUT, TH_SKIP };
 #define FRAG_MAX 4096 /* longer names go out the general way */
+#define XFRAG_COPY 64 /* a fragment this short is copied as 64 bytes */
+/* what exit_hot writes at most with one room check: prefix, label, two
+ * numbers and a short fragment, with margin */
+#define XHOT_ROOM 256
 
 /* ---------------------------------------------------------------- values */
 
@@ -693,10 +697,12 @@ static __attribute__((noinline)) const struct xfrag *frag_new(struct ex *x, cons
 		return NULL;
 	of_init(x->scratch, -1);
 	call_const(x, x->scratch, f);
+	of_ch(x->scratch, '}');
 	size_t len = x->scratch->len;
-	if (x->alen + len > x->acap) {
+	/* XFRAG_COPY bytes readable from any fragment's start (exit_hot) */
+	if (x->alen + len + XFRAG_COPY > x->acap) {
 		size_t n = x->acap ? x->acap * 2 : 1 << 16;
-		while (n < x->alen + len)
+		while (n < x->alen + len + XFRAG_COPY)
 			n *= 2;
 		char *na = realloc(x->arena, n);
 		if (!na)
@@ -714,7 +720,7 @@ static __attribute__((noinline)) const struct xfrag *frag_new(struct ex *x, cons
 
 /* us(ns, t0) for ns >= t0 on the hot path: calls close many to a
  * microsecond, so the last microsecond's digits are kept. */
-static inline void us_hot(struct ex *x, struct ofast *o, uint64_t ns)
+static inline char *us_hot(struct ex *x, char *d, uint64_t ns)
 {
 	uint64_t v = ns - x->t0, q = v / 1000;
 	unsigned r = (unsigned)(v % 1000);
@@ -728,15 +734,9 @@ static inline void us_hot(struct ex *x, struct ofast *o, uint64_t ns)
 		memmove(x->us_txt, p, x->us_len);
 		x->us_q = q;
 	}
-	of_room(o, sizeof(x->us_txt) + 4);
-	char *d = o->buf + o->len;
 	memcpy(d, x->us_txt, sizeof(x->us_txt)); /* a fixed size: no libc call */
-	d += x->us_len;
-	d[0] = '.';
-	d[1] = (char)('0' + r / 100);
-	d[2] = (char)('0' + r / 10 % 10);
-	d[3] = (char)('0' + r % 10);
-	o->len += x->us_len + 4;
+	memcpy(d + x->us_len, of_frac3[r], 4);
+	return d + x->us_len + 4;
 }
 
 static inline const struct xfrag *frag(struct ex *x, const struct an_frame *f)
@@ -766,17 +766,42 @@ static __attribute__((noinline)) int exit_hot(struct ex *x, struct an_thread *th
 		const struct xfrag *g = frag(x, f);
 		if (!g)
 			return feed_slow(x, ev, ti);
+		/* one room check for the whole event: every piece below is a
+		 * copy of a fixed size (the label's and a short fragment's whole
+		 * arrays, their own lengths then counted), no libc call */
 		struct ofast *o = x->o;
-		of_mem(o, ",\n{\"ph\":\"X\",\"pid\":", 18);
-		of_mem(o, th->label, th->label_len);
-		if (__builtin_expect(f->ts >= x->t0, 1))
-			us_hot(x, o, f->ts);
-		else
+		if (__builtin_expect(o->len + XHOT_ROOM > sizeof(o->buf), 0))
+			of_flush(o);
+		char *d = o->buf + o->len;
+		memcpy(d, ",\n{\"ph\":\"X\",\"pid\":", 18);
+		memcpy(d + 18, th->label, sizeof(th->label));
+		d += 18 + th->label_len;
+		if (__builtin_expect(f->ts >= x->t0, 1)) {
+			d = us_hot(x, d, f->ts);
+		} else {
+			o->len = (size_t)(d - o->buf);
 			us(o, f->ts, x->t0);
-		of_mem(o, ",\"dur\":", 7);
-		of_milli(o, dur);
-		of_mem(o, x->arena + g->off, g->len);
-		of_ch(o, '}');
+			d = o->buf + o->len;
+		}
+		memcpy(d, ",\"dur\":", 7);
+		d += 7;
+		if (__builtin_expect(dur < 10000, 1)) {
+			unsigned q = (unsigned)dur / 1000;
+			d[0] = (char)('0' + q);
+			memcpy(d + 1, of_frac3[(unsigned)dur - q * 1000], 4);
+			d += 5;
+		} else {
+			o->len = (size_t)(d - o->buf);
+			of_milli(o, dur);
+			d = o->buf + o->len;
+		}
+		if (__builtin_expect(g->len <= XFRAG_COPY, 1)) {
+			memcpy(d, x->arena + g->off, XFRAG_COPY);
+			o->len = (size_t)(d + g->len - o->buf);
+		} else {
+			o->len = (size_t)(d - o->buf);
+			of_mem(o, x->arena + g->off, g->len);
+		}
 		x->nev++;
 	}
 	an_pair_pop_hot(x->hot, th, ev, dur);
