@@ -13,7 +13,7 @@ ports=()
 while [ $# -gt 0 ] && [ "$1" != -- ]; do ports+=("$1"); shift; done
 [ $# -gt 0 ] && shift
 tables=("$@")
-[ ${#tables[@]} -gt 0 ] || tables=(events calls sched io net tasks)
+[ ${#tables[@]} -gt 0 ] || tables=(events calls sched io net tasks conns)
 [ ${#ports[@]} -gt 0 ] || { echo "usage: $0 HTTP_PORT... [-- TABLE...]" >&2; exit 2; }
 sql() { curl ${FLEET_CURLRC:+-K "$FLEET_CURLRC"} -sS --fail-with-body --data-binary @- "http://127.0.0.1:$1/" >/dev/null; }
 for p in "${ports[@]}"; do

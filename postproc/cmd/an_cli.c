@@ -113,6 +113,40 @@ static int keep(void *ctx, const struct tpp_event *ev)
 	return tps_filter_match(ctx, ev);
 }
 
+int acli_where_open(struct acli *c)
+{
+	if (!c->where)
+		return 0;
+	char err[512] = "";
+	int rc = tps_filter_new(&c->where_f, c->where, c->r, c->names, err, sizeof(err));
+	if (rc == 0 && !(c->where_want = calloc(TPP_MAX_TYPES, sizeof(*c->where_want))))
+		rc = -ENOMEM;
+	if (rc < 0) {
+		if (rc == -ENOMEM)
+			fprintf(stderr, "tracepp %s: out of memory\n", c->cmd);
+		else
+			fprintf(stderr, "tracepp %s: --where: %s\n", c->cmd, err[0] ? err : tpp_strerror(rc));
+		acli_where_close(c);
+		return rc == -ENOMEM ? 1 : 2;
+	}
+	tps_filter_want(c->where_f, c->where_want);
+	c->f.keep = keep;
+	c->f.keep_ctx = c->where_f;
+	c->f.keep_want = c->where_want;
+	return 0;
+}
+
+void acli_where_close(struct acli *c)
+{
+	tps_filter_free(c->where_f);
+	free(c->where_want);
+	c->where_f = NULL;
+	c->where_want = NULL;
+	c->f.keep = NULL;
+	c->f.keep_ctx = NULL;
+	c->f.keep_want = NULL;
+}
+
 /* Opens c->files[i] as c->path: the file and its names, the time range and
  * --where against it. 0, or prints one error line, closes what it opened
  * and returns the exit status. */
@@ -141,23 +175,9 @@ static int open_one(struct acli *c, int i)
 		c->f.from_ts = from;
 		c->f.to_ts = to;
 	}
-	if (c->where) {
-		char err[512] = "";
-		rc = tps_filter_new(&c->where_f, c->where, c->r, c->names, err, sizeof(err));
-		if (rc == 0 && !(c->where_want = calloc(TPP_MAX_TYPES, sizeof(*c->where_want))))
-			rc = -ENOMEM;
-		if (rc < 0) {
-			if (rc == -ENOMEM)
-				fprintf(stderr, "tracepp %s: out of memory\n", c->cmd);
-			else
-				fprintf(stderr, "tracepp %s: --where: %s\n", c->cmd, err[0] ? err : tpp_strerror(rc));
-			acli_close(c);
-			return rc == -ENOMEM ? 1 : 2;
-		}
-		tps_filter_want(c->where_f, c->where_want);
-		c->f.keep = keep;
-		c->f.keep_ctx = c->where_f;
-		c->f.keep_want = c->where_want;
+	if ((rc = acli_where_open(c))) {
+		acli_close(c);
+		return rc;
 	}
 	return 0;
 }
@@ -250,11 +270,7 @@ static void close_file(struct acli *c)
 {
 	free(c->ty);
 	c->ty = NULL;
-	tps_filter_free(c->where_f);
-	free(c->where_want);
-	c->where_f = NULL;
-	c->where_want = NULL;
-	c->f.keep = NULL;
+	acli_where_close(c);
 	if (c->names)
 		tpp_names_close(c->names);
 	if (c->r)

@@ -142,6 +142,12 @@ int acli_opt(struct acli *c, int opt, const char *arg);
  * the time range and compiles --where into c->f.keep. 0, or prints one error line, closes what it opened and
  * returns the exit status. */
 int acli_open(struct acli *c, int argc, char **argv);
+/* --where (c->where) compiled against the open file (c->r, c->names) into
+ * c->f.keep, for a command that opens its files itself (export --table):
+ * 0, or prints one error line and returns the exit status (2 for a filter
+ * the file cannot take). acli_where_close frees it (idempotent). */
+int acli_where_open(struct acli *c);
+void acli_where_close(struct acli *c);
 /* Prints warnings about what the analysis could not trust: damaged chunks,
  * lost events, unstored events (with c->inferred when set); and that
  * --tid/--comm matched no task (as uftrace and perf: a line, exit 0). */

@@ -15,7 +15,8 @@
  * The output is a function of the files alone, in the order given: no
  * clock, no path, no address of this process goes into a row. Every row
  * names its recording by host (the file's hostname) and trace_id (see
- * trace_id()); wall_ns is the file's time base's (wall_ns()). */
+ * trace_id()); wall_ns and wall_err_ns are the file's time base's
+ * (wall_cols()). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "an_cli.h"
 #include "export_table.h"
 #include "xtable.h"
 #include "out_fast.h"
@@ -34,6 +36,7 @@
 #include "an_pair.h"
 #include "an_sched.h"
 #include "an_io.h"
+#include "an_net.h"
 
 struct xt {
 	struct xt_w w;
@@ -47,6 +50,7 @@ struct xt {
 	struct an_pair *pair;
 	struct an_sched sch;
 	struct an_io io;
+	struct an_net net; /* conns */
 	uint64_t *io_seen; /* per an_io device: its count at the last row */
 	size_t nio_seen;
 	int io_rowed;      /* on_req wrote the completion being fed */
@@ -58,14 +62,28 @@ struct xt {
 	struct ofast *scratch; /* a JSON cell (fields, args) before it goes out */
 	uint64_t cut;          /* string fields left out of a too long fields cell */
 	int err;
+	/* --tid, --comm, --where: the analysis commands' own (an_cli), their
+	 * file set per file; tasks != 0 when --tid or --comm was given */
+	struct acli c;
+	int tasks;
 };
+
+/* --tid/--comm: a row (or a function event) of tid wanted. */
+static int wanted(struct xt *x, int32_t tid, const char *comm)
+{
+	return !x->tasks || acli_task_wanted(&x->c, tid, comm);
+}
 
 /* The one place a recording's monotonic time becomes wall-clock time: the
  * file's time base (format/clock.c: the recorder's samples of the offset,
- * interpolated; an older file's header offset as a constant). */
-static uint64_t wall_ns(const struct xt *x, uint64_t mono)
+ * interpolated; an older file's header offset as a constant), written as
+ * the columns wall_ns and wall_err_ns (how far off it may be: the samples'
+ * error plus the drift past the last one, -1 when the file does not say). */
+static void wall_cols(struct xt *x, uint64_t mono)
 {
-	return (uint64_t)tpp_clock_wall(x->clock, mono, NULL);
+	int64_t err = -1;
+	xt_u64(&x->w, (uint64_t)tpp_clock_wall(x->clock, mono, &err));
+	xt_i64(&x->w, err < 0 ? -1 : err);
 }
 
 /* A recording's id, the same on every run and every host that reads it:
@@ -197,8 +215,10 @@ static void fields_json(struct xt *x, const struct tpp_event *ev)
 static int ev_row(void *ctx, const struct tpp_event *ev)
 {
 	struct xt *x = ctx;
+	if (!wanted(x, ev->tid, NULL))
+		return 0;
 	origin(x);
-	xt_u64(&x->w, wall_ns(x, ev->ts));
+	wall_cols(x, ev->ts);
 	xt_u64(&x->w, ev->ts);
 	xt_i32(&x->w, ev->cpu);
 	xt_i32(&x->w, ev->tid);
@@ -246,7 +266,7 @@ static void on_exit_(void *ctx, struct an_thread *th, const struct an_call *c, c
 	call_head(x, th, f->func);
 	xt_u32(&x->w, c->depth);
 	xt_u64(&x->w, c->entry_ts);
-	xt_u64(&x->w, wall_ns(x, c->entry_ts));
+	wall_cols(x, c->entry_ts);
 	xt_u64(&x->w, c->dur);
 	xt_u64(&x->w, c->self);
 	xt_u64(&x->w, c->offcpu);
@@ -280,7 +300,7 @@ static void on_orphan(void *ctx, struct an_thread *th, uint32_t func, const stru
 	call_head(x, th, func);
 	xt_u32(&x->w, th->depth);
 	xt_u64(&x->w, ev->ts);
-	xt_u64(&x->w, wall_ns(x, ev->ts));
+	wall_cols(x, ev->ts);
 	xt_u64(&x->w, 0);
 	xt_u64(&x->w, 0);
 	xt_u64(&x->w, 0);
@@ -297,7 +317,12 @@ static const struct an_pair_ops pair_ops = {NULL, on_exit_, on_orphan};
 static int call_feed(void *ctx, const struct tpp_event *ev)
 {
 	struct xt *x = ctx;
-	return an_pair_feed_ti(x->pair, ev, an_ti(x->ty, ev));
+	const struct an_tinfo *ti = an_ti(x->ty, ev);
+	/* --tid/--comm: those tasks' calls, as latency pairs them (switches and
+	 * exits of every task still reach the pairing) */
+	if (ti->kind >= AN_FENTRY && ti->kind <= AN_URET && !wanted(x, ev->tid, NULL))
+		return 0;
+	return an_pair_feed_ti(x->pair, ev, ti);
 }
 
 /* ----------------------------------------------------------------- sched */
@@ -310,6 +335,9 @@ static void sched_row(struct xt *x, const char *kind, int32_t cpu, int32_t tid, 
 		comm = x->sch.t[*i].comm;
 	if (!comm)
 		comm = tpp_names_comm(x->names, tid);
+	/* --tid/--comm pick rows, not events: a switch is two tasks' */
+	if (!wanted(x, tid, comm))
+		return;
 	origin(x);
 	xt_str(&x->w, kind, strlen(kind));
 	xt_i32(&x->w, cpu);
@@ -317,7 +345,7 @@ static void sched_row(struct xt *x, const char *kind, int32_t cpu, int32_t tid, 
 	xt_i32(&x->w, pid_of(x, tid, 0));
 	str0(x, comm, 16);
 	xt_u64(&x->w, from);
-	xt_u64(&x->w, wall_ns(x, from));
+	wall_cols(x, from);
 	xt_u64(&x->w, dur);
 	xt_end(&x->w);
 }
@@ -346,7 +374,7 @@ static void task_rows(struct xt *x)
 {
 	for (size_t i = 0; i < x->sch.n; i++) {
 		const struct an_task *k = &x->sch.t[i];
-		if (!k->tid)
+		if (!k->tid || !wanted(x, k->tid, k->comm[0] ? k->comm : tpp_names_comm(x->names, k->tid)))
 			continue;
 		origin(x);
 		xt_i32(&x->w, pid_of(x, k->tid, k->pid));
@@ -380,7 +408,7 @@ static void io_row(struct xt *x, const struct an_iodev *d, const struct an_ioreq
 	xt_u64(&x->w, r->sector);
 	xt_u64(&x->w, r->bytes);
 	xt_u64(&x->w, first);
-	xt_u64(&x->w, wall_ns(x, first));
+	wall_cols(x, first);
 	xt_u64(&x->w, r->insert_ts);
 	xt_u64(&x->w, r->issue_ts);
 	xt_u64(&x->w, r->complete_ts);
@@ -440,14 +468,14 @@ static int net_feed(void *ctx, const struct tpp_event *ev)
 {
 	struct xt *x = ctx;
 	const struct an_tinfo *ti = an_ti(x->ty, ev);
-	if (ti->kind < AN_NET_QUEUE || ti->kind > AN_NET_RECV)
+	if (ti->kind < AN_NET_QUEUE || ti->kind > AN_NET_RECV || !wanted(x, ev->tid, NULL))
 		return 0;
 	static const char *const dir[] = {"queue", "xmit", "recv"};
 	char dev[32];
 	an_s(ev, ti, R_NAME, dev, sizeof(dev));
 	origin(x);
 	xt_u64(&x->w, ev->ts);
-	xt_u64(&x->w, wall_ns(x, ev->ts));
+	wall_cols(x, ev->ts);
 	xt_i32(&x->w, ev->cpu);
 	xt_i32(&x->w, ev->tid);
 	xt_i32(&x->w, pid_of(x, ev->tid, 0));
@@ -458,6 +486,45 @@ static int net_feed(void *ctx, const struct tpp_event *ev)
 	xt_i64(&x->w, ti->f[R_RC] >= 0 ? (int64_t)an_u(ev, ti, R_RC) : 0);
 	xt_end(&x->w);
 	return 0;
+}
+
+/* ----------------------------------------------------------------- conns */
+
+/* TCP connections, an_net's table after the file (the rows of tracepp net
+ * --conns): ts_ns its first event, 0 (and no wall time) when it began
+ * before the recording; dur_ns to TCP_CLOSE, -1 when not both were seen. */
+static void conn_rows(struct xt *x, const struct an_net *n)
+{
+	for (size_t i = 0; i < n->nc; i++) {
+		const struct an_conn *k = &n->c[i];
+		const char *st = an_tcp_state(k->state);
+		origin(x);
+		str0(x, k->saddr, sizeof(k->saddr));
+		xt_u32(&x->w, k->sport);
+		str0(x, k->daddr, sizeof(k->daddr));
+		xt_u32(&x->w, k->dport);
+		str0(x, st, 32);
+		xt_u64(&x->w, k->start_ts);
+		if (k->start_ts) {
+			wall_cols(x, k->start_ts);
+		} else {
+			xt_u64(&x->w, 0);
+			xt_i64(&x->w, -1);
+		}
+		xt_i64(&x->w, k->start_ts && k->close_ts ? (int64_t)(k->close_ts - k->start_ts) : -1);
+		xt_u64(&x->w, k->tx_bytes);
+		xt_u64(&x->w, k->rx_bytes);
+		xt_u64(&x->w, k->sends);
+		xt_u64(&x->w, k->recvs);
+		xt_u64(&x->w, k->errors);
+		xt_end(&x->w);
+	}
+}
+
+static int conn_feed(void *ctx, const struct tpp_event *ev)
+{
+	struct xt *x = ctx;
+	return an_net_feed(&x->net, x->ty, ev);
 }
 
 /* ------------------------------------------------------------- one file */
@@ -487,8 +554,19 @@ static int one_file(struct xt *x, const char *path)
 		rc = 2;
 		goto out;
 	}
+	/* --where: the events every row comes from, as the commands read them */
+	x->c.r = x->r;
+	x->c.names = x->names;
+	x->c.path = path;
+	x->c.task_asks = x->c.task_hits = 0;
+	if ((rc = acli_where_open(&x->c)))
+		goto out;
+	f.keep = x->c.f.keep;
+	f.keep_ctx = x->c.f.keep_ctx;
+	f.keep_want = x->c.f.keep_want;
 	an_sched_init(&x->sch);
 	an_io_init(&x->io);
+	an_net_init(&x->net);
 	const char *t = x->t->name;
 	if (!strcmp(t, "events")) {
 		rc = an_run(x->r, &f, 0, ev_row, x, &st);
@@ -521,12 +599,16 @@ static int one_file(struct xt *x, const char *path)
 		x->io.on_req = on_req;
 		x->io.cb_ctx = x;
 		rc = an_run(x->r, &f, 0, io_feed, x, &st);
+	} else if (!strcmp(t, "conns")) {
+		if (!(rc = an_run(x->r, &f, 0, conn_feed, x, &st)))
+			conn_rows(x, &x->net);
 	} else {
 		rc = an_run(x->r, &f, 0, net_feed, x, &st);
 	}
 	if (rc)
 		goto fail;
 	cli_warn_damaged("export", st.damaged, st.last_error);
+	acli_report_tasks(&x->c);
 	rc = 0;
 	goto out;
 fail:
@@ -535,9 +617,13 @@ fail:
 			st.last_error[0] ? st.last_error : tpp_strerror(rc));
 	rc = 1;
 out:
+	acli_where_close(&x->c);
+	x->c.r = NULL;
+	x->c.names = NULL;
 	if (x->ty) { /* the analyses were set up */
 		an_sched_free(&x->sch);
 		an_io_free(&x->io);
+		an_net_free(&x->net);
 	}
 	free(x->io_seen);
 	x->io_seen = NULL;
@@ -598,9 +684,13 @@ int export_table(int argc, char **argv)
 					   {"schema", required_argument, 0, 'S'},
 					   {"output", required_argument, 0, 'o'},
 					   {"time-range", required_argument, 0, 'r'},
+					   {"tid", required_argument, 0, 't'},
+					   {"comm", required_argument, 0, 'c'},
+					   {"where", required_argument, 0, ACLI_OPT_WHERE},
 					   {0, 0, 0, 0}};
 	struct xt x;
 	memset(&x, 0, sizeof(x));
+	acli_init(&x.c, "export");
 	const char *table = NULL, *out_path = NULL;
 	enum xt_fmt fmt = XT_CSV;
 	int schema = -1, opt;
@@ -609,6 +699,13 @@ int export_table(int argc, char **argv)
 	optind = 1;
 	opterr = 1;
 	while ((opt = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+		int common = opt == 't' || opt == 'c' || opt == ACLI_OPT_WHERE ? acli_opt(&x.c, opt, optarg) : 0;
+		if (common < 0)
+			return 2;
+		if (common) {
+			x.tasks |= opt != ACLI_OPT_WHERE;
+			continue;
+		}
 		switch (opt) {
 		case 'T':
 			table = optarg;
@@ -638,7 +735,7 @@ int export_table(int argc, char **argv)
 			x.range = optarg;
 			break;
 		default:
-			return usage("%s", "only --table, --format, --schema, --time-range and -o go with --table");
+			return usage("%s", "only --table, --format, --schema, --time-range, --tid, --comm, --where and -o go with --table");
 		}
 	}
 	if (!table) {
@@ -649,6 +746,8 @@ int export_table(int argc, char **argv)
 		fprintf(stderr, "tracepp export: --table: '%s' is not one of %s\n", table, names);
 		return 2;
 	}
+	if (x.tasks && (!strcmp(x.t->name, "io") || !strcmp(x.t->name, "conns")))
+		return usage("--tid/--comm: the %s table has no task's rows (as tracepp io and net)", x.t->name);
 	if (schema >= 0) {
 		if (optind < argc)
 			return usage("--schema prints a statement and reads no file: '%s'", argv[optind]);

@@ -9,26 +9,31 @@
 #define ORIGIN {"host", XT_STR}, {"trace_id", XT_STR}
 
 static const struct xt_col c_events[] = {
-	ORIGIN, {"wall_ns", XT_U64}, {"ts_ns", XT_U64}, {"cpu", XT_I32}, {"tid", XT_I32}, {"pid", XT_I32},
+	ORIGIN, {"wall_ns", XT_U64}, {"wall_err_ns", XT_I64}, {"ts_ns", XT_U64}, {"cpu", XT_I32}, {"tid", XT_I32}, {"pid", XT_I32},
 	{"comm", XT_STR}, {"type", XT_STR}, {"fields", XT_STR},
 };
 static const struct xt_col c_calls[] = {
 	ORIGIN, {"tid", XT_I32}, {"pid", XT_I32}, {"comm", XT_STR}, {"func", XT_STR}, {"depth", XT_U32},
-	{"ts_ns", XT_U64}, {"wall_ns", XT_U64}, {"dur_ns", XT_U64}, {"self_ns", XT_U64}, {"offcpu_ns", XT_U64},
+	{"ts_ns", XT_U64}, {"wall_ns", XT_U64}, {"wall_err_ns", XT_I64}, {"dur_ns", XT_U64}, {"self_ns", XT_U64}, {"offcpu_ns", XT_U64},
 	{"args", XT_STR}, {"has_ret", XT_U8}, {"ret", XT_I64}, {"ended", XT_STR}, {"resumed", XT_U8},
 };
 static const struct xt_col c_sched[] = {
 	ORIGIN, {"kind", XT_STR}, {"cpu", XT_I32}, {"tid", XT_I32}, {"pid", XT_I32}, {"comm", XT_STR},
-	{"ts_ns", XT_U64}, {"wall_ns", XT_U64}, {"dur_ns", XT_U64},
+	{"ts_ns", XT_U64}, {"wall_ns", XT_U64}, {"wall_err_ns", XT_I64}, {"dur_ns", XT_U64},
 };
 static const struct xt_col c_io[] = {
 	ORIGIN, {"dev", XT_STR}, {"op", XT_STR}, {"sector", XT_U64}, {"bytes", XT_U64},
-	{"ts_ns", XT_U64}, {"wall_ns", XT_U64}, {"insert_ns", XT_U64}, {"issue_ns", XT_U64},
+	{"ts_ns", XT_U64}, {"wall_ns", XT_U64}, {"wall_err_ns", XT_I64}, {"insert_ns", XT_U64}, {"issue_ns", XT_U64},
 	{"complete_ns", XT_U64}, {"queue_ns", XT_U64}, {"device_ns", XT_U64}, {"error", XT_I64},
 };
 static const struct xt_col c_net[] = {
-	ORIGIN, {"ts_ns", XT_U64}, {"wall_ns", XT_U64}, {"cpu", XT_I32}, {"tid", XT_I32}, {"pid", XT_I32},
+	ORIGIN, {"ts_ns", XT_U64}, {"wall_ns", XT_U64}, {"wall_err_ns", XT_I64}, {"cpu", XT_I32}, {"tid", XT_I32}, {"pid", XT_I32},
 	{"comm", XT_STR}, {"dev", XT_STR}, {"dir", XT_STR}, {"len", XT_U64}, {"rc", XT_I64},
+};
+static const struct xt_col c_conns[] = {
+	ORIGIN, {"saddr", XT_STR}, {"sport", XT_U32}, {"daddr", XT_STR}, {"dport", XT_U32}, {"state", XT_STR},
+	{"ts_ns", XT_U64}, {"wall_ns", XT_U64}, {"wall_err_ns", XT_I64}, {"dur_ns", XT_I64},
+	{"tx_bytes", XT_U64}, {"rx_bytes", XT_U64}, {"sends", XT_U64}, {"recvs", XT_U64}, {"errors", XT_U64},
 };
 static const struct xt_col c_tasks[] = {
 	ORIGIN, {"pid", XT_I32}, {"tid", XT_I32}, {"comm", XT_STR}, {"oncpu_ns", XT_U64},
@@ -44,6 +49,7 @@ const struct xt_table xt_tables[] = {
 	{"io", COLS(c_io), "host, trace_id, ts_ns", "one row per completed block request with its phases"},
 	{"net", COLS(c_net), "host, trace_id, ts_ns", "one row per packet event (queue, xmit, recv)"},
 	{"tasks", COLS(c_tasks), "host, trace_id, tid", "one row per task, the numbers of tracepp sched"},
+	{"conns", COLS(c_conns), "host, trace_id, ts_ns", "one row per TCP connection, as tracepp net --conns"},
 };
 const size_t xt_ntables = sizeof(xt_tables) / sizeof(xt_tables[0]);
 

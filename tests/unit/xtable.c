@@ -42,6 +42,7 @@ static void net_row(struct xt_w *w, const char *dev, size_t devlen)
 	xt_str(w, "00000000000000ab", 16);
 	xt_u64(w, 5);
 	xt_u64(w, 1000000000005ull);
+	xt_i64(w, 7);
 	xt_i32(w, -1);
 	xt_i32(w, 42);
 	xt_i32(w, 40);
@@ -86,8 +87,8 @@ int main(void)
 	xt_begin(&w, &o, net, XT_CSV);
 	net_row(&w, "lo", 2);
 	char *s = took(&n);
-	CHECK(!strcmp(s, "host,trace_id,ts_ns,wall_ns,cpu,tid,pid,comm,dev,dir,len,rc\n"
-			 "\"h,1\",00000000000000ab,5,1000000000005,-1,42,40,\"\",lo,xmit,60,-5\n"),
+	CHECK(!strcmp(s, "host,trace_id,ts_ns,wall_ns,wall_err_ns,cpu,tid,pid,comm,dev,dir,len,rc\n"
+			 "\"h,1\",00000000000000ab,5,1000000000005,7,-1,42,40,\"\",lo,xmit,60,-5\n"),
 	      "csv: %s", s);
 	CHECK(w.rows == 1 && !w.bad, "rows %llu bad %llu", (unsigned long long)w.rows, (unsigned long long)w.bad);
 
@@ -96,7 +97,7 @@ int main(void)
 	net_row(&w, "a\"b", 3);
 	s = took(&n);
 	CHECK(!strcmp(s, "{\"host\":\"h,1\",\"trace_id\":\"00000000000000ab\",\"ts_ns\":5,\"wall_ns\":1000000000005,"
-			 "\"cpu\":-1,\"tid\":42,\"pid\":40,\"comm\":\"\",\"dev\":\"a\\\"b\",\"dir\":\"xmit\",\"len\":60,"
+			 "\"wall_err_ns\":7,\"cpu\":-1,\"tid\":42,\"pid\":40,\"comm\":\"\",\"dev\":\"a\\\"b\",\"dir\":\"xmit\",\"len\":60,"
 			 "\"rc\":-5}\n"),
 	      "jsonl: %s", s);
 
@@ -107,13 +108,14 @@ int main(void)
 	xt_begin(&w, &o, net, XT_ROWBINARY);
 	net_row(&w, big, sizeof(big));
 	s = took(&n);
-	size_t want = 1 + 3 + 1 + 16 + 8 + 8 + 4 + 4 + 4 + 1 + 2 + 300 + 1 + 4 + 8 + 8;
+	size_t want = 1 + 3 + 1 + 16 + 8 + 8 + 8 + 4 + 4 + 4 + 1 + 2 + 300 + 1 + 4 + 8 + 8;
 	CHECK(n == want, "rowbinary: %zu bytes, want %zu", n, want);
 	const unsigned char *u = (const unsigned char *)s;
 	CHECK(u[0] == 3 && !memcmp(s + 1, "h,1", 3) && u[4] == 16, "rowbinary head");
 	CHECK(u[21] == 5 && !u[22] && !u[28], "ts_ns little-endian");
-	CHECK(u[37] == 0xff && u[40] == 0xff && u[41] == 42, "cpu -1, tid 42");
-	CHECK(u[49] == 0 && u[50] == 0xac && u[51] == 0x02 && u[52] == 'z', "LEB128 300 at 50: %02x %02x", u[50], u[51]);
+	CHECK(u[37] == 7 && !u[38] && !u[44], "wall_err_ns little-endian");
+	CHECK(u[45] == 0xff && u[48] == 0xff && u[49] == 42, "cpu -1, tid 42");
+	CHECK(u[57] == 0 && u[58] == 0xac && u[59] == 0x02 && u[60] == 'z', "LEB128 300 at 58: %02x %02x", u[58], u[59]);
 	CHECK(u[n - 8] == 0xfb && u[n - 1] == 0xff, "rc -5");
 
 	/* a wrong type, a short row: counted, the export refuses */
