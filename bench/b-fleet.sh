@@ -8,8 +8,15 @@
 #     cluster (fleet/: RowBinary streamed from export into the Distributed
 #     table over HTTP, fleet/load.sh) beside clickhouse-client's own TSV
 #     import of the same rows into the same table;
-#  3. bytes per event: RowBinary events table, CSV, the .tpp, dump's JSON.
-# Usage: bench/b-fleet.sh [BUILD_DIR]   (RUNS, N events)
+#  3. bytes per event: RowBinary events table, CSV, the .tpp, dump's JSON;
+#  4. several files, one analysis: the peak RSS (/usr/bin/time's %M, kB)
+#     of sched, latency, io and callgraph over NF small recordings of NF
+#     hosts (tpp-gen under unshare -u, a hostname each), merged and
+#     --by-host CSV, beside the same command on one: the state is per key
+#     (function, comm, device), not per file; merged latency and io keep
+#     the union's samples for exact percentiles up to an_lat's budget
+#     (8 Mi samples for the process), then a histogram.
+# Usage: bench/b-fleet.sh [BUILD_DIR]   (RUNS, N events, NF files)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-${TPP_B:-$TOP/build}}" && pwd)
@@ -55,6 +62,20 @@ rb=$(stat -c %s events.rb) csv=$(stat -c %s events.csv) tpp=$(stat -c %s t.tpp) 
 echo "bytes/event: rowbinary $(ratio "$rb / $ev"), csv $(ratio "$csv / $ev"), .tpp $(ratio "$tpp / $ev"), dump json $(ratio "$js / $ev")"
 echo "ratio bytes rowbinary/.tpp: $(ratio "$rb / $tpp"), rowbinary/json: $(ratio "$rb / $js")"
 rm -f dump.json ./*.csv
+
+NF=${NF:-200}
+mkdir fl && for i in $(seq "$NF"); do
+	unshare -u sh -c "hostname host$i && \"\$0\" -o fl/f$i.tpp -n 20000 --seed $i" "$B/bench/tpp-gen" >/dev/null 2>&1 ||
+		{ echo "b-fleet: tpp-gen under unshare -u failed: no several-files rows"; break; }
+done
+if [ -f "fl/f$NF.tpp" ]; then
+	rss() { /usr/bin/time -f %M -o rss "$@" >/dev/null 2>&1 && cat rss || echo fail; }
+	for cmd in sched latency io callgraph "sched --by-host --format=csv" "latency --by-host --format=csv"; do
+		one=$(rss "$B/tracepp" $cmd fl/f1.tpp) all=$(rss "$B/tracepp" $cmd $(seq -f "fl/f%g.tpp" "$NF"))
+		echo "peak RSS tracepp $cmd: 1 file $one kB, $NF files (hosts) $all kB; ratio $NF/1: $(ratio "$all / $one")"
+	done
+fi
+rm -rf fl
 
 if ! [ -x /usr/sbin/clickhouse-server ] || ! command -v clickhouse-client >/dev/null; then
 	echo "b-fleet: clickhouse-server missing: no ingestion rows"

@@ -59,10 +59,23 @@ test_expect 'net: lo packets each way equal /proc/net/dev' '
 	[ $ok = 1 ] && "$TRACEPP" net net.tpp | grep -q "^lo "
 '
 
-test_expect 'net --conns: per connection ports and bytes each way equal what both ends counted' '
+test_expect 'net --conns: per connection ports and bytes each way equal what both ends counted; --clock=wall starts within the recording'"'"'s realtime' '
+	before=$(date +%s%N) &&
 	"$TRACEREC" record -q -a -e sock:inet_sock_set_state,sock:sock_send_length,sock:sock_recv_length \
 		-o conn.tpp -- python3 "$TOP/tests/analysis/w-conns.py" 5 300000 >out 2>err || { cat err; exit 1; }
+	after=$(date +%s%N) &&
 	cat out && [ "$(wc -l <out)" = 10 ] &&
+	"$TRACEPP" net --conns --clock=wall --format=csv conn.tpp >wall.csv 2>/dev/null &&
+	python3 - "$before" "$after" <<-"PY" &&
+	import csv, datetime, sys
+	lo, hi = int(sys.argv[1]), int(sys.argv[2])
+	rows = [r for r in csv.DictReader(open("wall.csv")) if r["wall"]]
+	assert len(rows) >= 10, rows
+	for r in rows:
+	    d = datetime.datetime.strptime(r["wall"][:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=datetime.timezone.utc)
+	    ns = int(d.timestamp()) * 10**9 + int(r["wall"][20:29])
+	    assert lo <= ns <= hi, (r, lo, hi)
+	PY
 	"$TRACEPP" net --conns --format=json conn.tpp >conn.json &&
 	"$TRACEPP" net --conns conn.tpp | head -3 &&
 	while read -r side lp pp sent got; do

@@ -67,13 +67,15 @@ test_expect 'merged sched: one row per comm, the tasks of that name in every fil
 # The merged answers' truth: the union of the files' own rows. Latency's
 # percentiles are nearest-rank over every file's calls (export --table=calls,
 # a row per paired call) and io's over every file's requests (--table=io).
-test_expect 'merged latency, io, callgraph: counts are the sums of the files'\'', percentiles those of the union of their samples' '
+test_expect 'merged latency, io, callgraph and its tree: counts are the sums of the files'\'', percentiles those of the union of their samples' '
 	files &&
 	"$TRACEPP" latency --format=csv a.tpp b.tpp c.tpp >lat.csv 2>/dev/null &&
 	"$TRACEPP" io --format=csv a.tpp b.tpp c.tpp >io.csv 2>/dev/null &&
 	"$TRACEPP" callgraph --format=csv a.tpp b.tpp c.tpp >cg.csv 2>/dev/null &&
+	"$TRACEPP" callgraph --tree --format=json a.tpp b.tpp c.tpp >tree.json 2>/dev/null &&
 	for f in a b c; do
 		"$TRACEPP" latency --format=csv $f.tpp >lat-$f.csv 2>/dev/null &&
+		"$TRACEPP" callgraph --tree --format=json $f.tpp >tree-$f.json 2>/dev/null &&
 		"$TRACEPP" callgraph --format=csv $f.tpp >cg-$f.csv 2>/dev/null || return 1
 	done &&
 	"$TRACEPP" export --table=calls --format=csv a.tpp b.tpp c.tpp >calls.csv &&
@@ -118,6 +120,17 @@ test_expect 'merged latency, io, callgraph: counts are the sums of the files'\''
 	    for x in csv.DictReader(open("cg-%s.csv" % f)):
 	        calls[x["func"]] += int(x["calls"])
 	assert {k: int(v["calls"]) for k, v in cg.items()} == dict(calls)
+	import json
+	tree = collections.defaultdict(collections.Counter)
+	for f in "abc":
+	    for r in json.load(open("tree-%s.json" % f)):
+	        for k in ("calls", "total_ns", "self_ns"):
+	            tree[tuple(r["path"])][k] += r[k]
+	merged = json.load(open("tree.json"))
+	assert len(merged) == len(tree) > 10 and {tuple(r["path"]) for r in merged} == set(tree)
+	for r in merged:
+	    assert all(r[k] == tree[tuple(r["path"])][k] for k in ("calls", "total_ns", "self_ns")), r
+	    assert r["depth"] == len(r["path"]) - 1 and r["func"] == r["path"][-1]
 	PY
 '
 

@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"                           (--folded: HOST;path;to;func SELF_NS)\n"
 	"Merged (without --by-host): one row per function name across the files (its\n"
 	"calls, times, noret and orphans added, min and max over all), as --callers and\n"
-	"--callees; --tree keeps each host's rows.\n";
+	"--callees; --tree: one tree of the files' paths (a path's calls and times added).\n";
 
 enum mode { M_FUNCS, M_TREE, M_CALLERS, M_CALLEES, M_FOLDED };
 
@@ -285,6 +285,127 @@ out:
 	return rc;
 }
 
+/* Several files merged: a path of the tree, by its parent's path and its
+ * function's name (the key: the parent's index, 4 bytes, then the name). */
+struct mnode {
+	uint32_t parent; /* index in the store, UINT32_MAX: a root */
+	uint32_t depth;
+	uint64_t calls, total_ns, self_ns;
+};
+
+static int merge_tree(struct amerge *m, const struct an_cg *cg)
+{
+	uint32_t *mid = malloc((cg->nnodes ? cg->nnodes : 1) * sizeof(*mid));
+	char *key = malloc(4 + 4096);
+	int rc = mid && key ? 0 : -ENOMEM;
+	/* nodes come after their parents (a call is made inside its caller's) */
+	for (size_t i = 1; !rc && i < cg->nnodes; i++) {
+		const struct an_cg_node *nd = &cg->nodes[i];
+		uint32_t p = nd->parent ? mid[nd->parent] : UINT32_MAX;
+		const char *name = an_func_name(cg->syms, nd->func);
+		size_t nl = strnlen(name, 4095);
+		memcpy(key, &p, 4);
+		memcpy(key + 4, name, nl);
+		int made;
+		struct mnode *e = amerge_get(m, key, 4 + nl, &made);
+		if (!e) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (made) {
+			e->parent = p;
+			e->depth = p == UINT32_MAX ? 0 : ((struct mnode *)amerge_at(m, p))->depth + 1;
+		}
+		e->calls += nd->calls;
+		e->total_ns += nd->total_ns;
+		e->self_ns += nd->self_ns;
+		mid[i] = (uint32_t)(((unsigned char *)e - m->e) / m->size);
+	}
+	free(mid);
+	free(key);
+	return rc;
+}
+
+/* A merged path as JSON: the names from the root, as cg_path writes them. */
+static char *mpath_json(const struct amerge *m, uint32_t x)
+{
+	uint32_t chain[512];
+	int n = 0;
+	for (; x != UINT32_MAX && n < 512; x = ((const struct mnode *)amerge_at(m, x))->parent)
+		chain[n++] = x;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	fputc('[', f);
+	for (int i = n - 1; i >= 0; i--) {
+		if (i != n - 1)
+			fputc(',', f);
+		json_str(f, m->keys[chain[i]] + 4);
+	}
+	fputc(']', f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The merged tree depth first, children in the order the files first gave
+ * them: 0 or 1. */
+static int print_merged_tree(struct acli *c, const struct amerge *m)
+{
+	size_t n = m->n;
+	uint32_t *first = malloc((n + 1) * sizeof(*first)), *next = malloc((n + 1) * sizeof(*next));
+	uint32_t *st = malloc((n + 1) * sizeof(*st));
+	char *label = malloc(1024);
+	struct table *t = first && next && st && label ? tbl_open(stdout, c->fmt, tcols, sizeof(tcols) / sizeof(tcols[0])) : NULL;
+	int rc = t ? 0 : -ENOMEM;
+	if (!rc) {
+		memset(first, 0xff, (n + 1) * sizeof(*first));
+		for (size_t i = n; i-- > 0;) {
+			uint32_t p = ((const struct mnode *)amerge_at(m, i))->parent;
+			p = p == UINT32_MAX ? (uint32_t)n : p;
+			next[i] = first[p];
+			first[p] = (uint32_t)i;
+		}
+	}
+	/* every node is pushed once: the stack holds at most n */
+	size_t sp = 0;
+	for (uint32_t x = rc ? UINT32_MAX : first[n]; x != UINT32_MAX; x = next[x])
+		sp++;
+	if (!rc) {
+		size_t i = sp;
+		for (uint32_t x = first[n]; x != UINT32_MAX; x = next[x])
+			st[--i] = x;
+	}
+	while (!rc && sp) {
+		uint32_t x = st[--sp];
+		const struct mnode *e = amerge_at(m, x);
+		const char *name = m->keys[x] + 4;
+		snprintf(label, 1024, "%*s%s", c->fmt == TBL_TEXT ? (int)(2 * (e->depth < 200 ? e->depth : 200)) : 0, "", name);
+		char *path = c->fmt == TBL_JSON ? mpath_json(m, x) : NULL;
+		struct tbl_cell v[] = {{.s = path},          {.i = e->depth},
+				       {.i = (int64_t)e->calls}, {.i = (int64_t)e->total_ns},
+				       {.i = (int64_t)e->self_ns}, {.s = label}};
+		rc = tbl_row(t, v);
+		free(path);
+		for (uint32_t y = first[x]; y != UINT32_MAX; y = next[y])
+			sp++;
+		size_t i = sp; /* the first child on top */
+		for (uint32_t y = first[x]; y != UINT32_MAX; y = next[y])
+			st[--i] = y;
+	}
+	if (t && tbl_close(t) && !rc)
+		rc = -EIO;
+	free(first);
+	free(next);
+	free(st);
+	free(label);
+	return rc ? acli_fail(c, rc, NULL) : 0;
+}
+
 /* Callers (up) or callees (down) of function id, from the tree: each node
  * of F contributes its time to its parent's function (callers), or each
  * child of an F node contributes its own time (callees). */
@@ -355,6 +476,7 @@ struct cg_opts {
 	int thread_roots;
 	int found; /* --callers/--callees: files that have the function */
 	struct amerge merged; /* several files merged: an_func_stat by name */
+	struct amerge tree;   /* ... --tree: struct mnode by path */
 };
 
 static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
@@ -456,7 +578,7 @@ static int cg_file(struct acli *c, void *ctx)
 			rc = print_funcs(c, &cg, cg.fs, cg.nfs < an_nfuncs(syms) ? cg.nfs : an_nfuncs(syms));
 		break;
 	case M_TREE:
-		rc = print_tree(c, &cg);
+		rc = acli_merged(c) ? merge_tree(&o->tree, &cg) : print_tree(c, &cg);
 		break;
 	case M_FOLDED:
 		rc = c->m ? folded_host(c, &cg) : cg_folded(stdout, &cg, UINT32_MAX);
@@ -493,6 +615,8 @@ static int cg_done(struct acli *c, void *ctx)
 	struct cg_opts *o = ctx;
 	if (o->mode == M_FUNCS)
 		return print_merged_funcs(c, &o->merged);
+	if (o->mode == M_TREE)
+		return print_merged_tree(c, &o->tree);
 	if ((o->mode != M_CALLERS && o->mode != M_CALLEES) || !o->found)
 		return 0; /* (no file has the function: said by the caller) */
 	struct table *t = tbl_open(stdout, c->fmt, rcols, 4);
@@ -519,6 +643,7 @@ int cmd_callgraph(int argc, char **argv)
 					   {0, 0, 0, 0}};
 	struct cg_opts o = {.mode = M_FUNCS};
 	amerge_init(&o.merged, sizeof(struct an_func_stat));
+	amerge_init(&o.tree, sizeof(struct mnode));
 	const struct acli_spec spec = {.cmd = "callgraph", .usage = usage_text, .opts = lo,
 				       .opt = own_opt, .ctx = &o, .multi_file = 1};
 	struct acli c;
@@ -534,6 +659,7 @@ int cmd_callgraph(int argc, char **argv)
 		rc = 1;
 	}
 	amerge_free(&o.merged);
+	amerge_free(&o.tree);
 	acli_close(&c);
 	return rc;
 }

@@ -393,8 +393,8 @@ static int lat_print(struct acli *c, const struct lat_run *r, struct row *rows, 
 		free(hist);
 	}
 	int rc = t && (merged ? tbl_close(t) : acli_tbl_close(c, t)) == 0 ? 0 : 1;
-	FILE *nf = merged ? stdout : acli_notes(c);
-	if (c->fmt == TBL_TEXT && !r->nohist && nf)
+	FILE *nf = c->fmt != TBL_TEXT || r->nohist ? NULL : merged ? stdout : acli_notes(c);
+	if (nf)
 		for (size_t i = 0; i < nrows; i++)
 			quantize(nf, &rows[i]);
 	return rc;

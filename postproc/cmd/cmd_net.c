@@ -8,6 +8,8 @@
 #include "an_lat.h"
 #include "an_run.h"
 #include "an_net.h"
+#include "out_fast.h"
+#include "wallclock.h"
 
 static const char usage_text[] =
 	"usage: tracepp net [OPTIONS] FILE...\n"
@@ -18,6 +20,8 @@ static const char usage_text[] =
 	"                           bytes sent and received by the process, life time\n"
 	"                           (needs -e sock:inet_sock_set_state,sock:sock_send_length,\n"
 	"                           sock:sock_recv_length when recording)\n"
+	WALLCLOCK_USAGE
+	"                           (--conns: a wall column, each connection's start)\n"
 	"  --format=text|json|csv   output format (default text)\n"
 	"  --time-range=FROM,TO     only this window (absolute ns, or 1.5s,2s from the start)\n"
 	ACLI_MULTI_USAGE;
@@ -54,13 +58,22 @@ static const struct tbl_col conn_cols[] = {
 	{"errors", NULL, TBL_INT},
 	{"start_ns", "start", TBL_NS}, /* from the first event; -1: before the trace */
 	{"dur_ns", "duration", TBL_NS}, /* until TCP_CLOSE; -1: not both seen */
+	{"wall", NULL, TBL_STR}, /* --clock=wall only: the start, UTC; null before the trace */
 };
 
-static int print_conns(struct acli *c, const struct an_net *n)
+struct net_opts {
+	int conns, wall;
+};
+
+static int print_conns(struct acli *c, const struct an_net *n, int wall)
 {
-	struct table *t = acli_tbl_open(c, conn_cols, sizeof(conn_cols) / sizeof(conn_cols[0]));
+	struct table *t = acli_tbl_open(c, conn_cols, sizeof(conn_cols) / sizeof(conn_cols[0]) - !wall);
 	for (size_t i = 0; t && i < n->nc; i++) {
 		const struct an_conn *k = &n->c[i];
+		char iso[40];
+		int known = k->start_ts && k->start_ts >= c->t0;
+		if (known)
+			wall_iso(iso, sizeof(iso), tpp_clock_wall(tpp_r_clock(c->r), k->start_ts, NULL));
 		struct tbl_cell v[] = {
 			{.s = k->saddr[0] ? k->saddr : NULL},
 			{.i = k->sport},
@@ -72,8 +85,9 @@ static int print_conns(struct acli *c, const struct an_net *n)
 			{.i = (int64_t)k->sends},
 			{.i = (int64_t)k->recvs},
 			{.i = (int64_t)k->errors},
-			{.i = k->start_ts && k->start_ts >= c->t0 ? (int64_t)(k->start_ts - c->t0) : -1},
+			{.i = known ? (int64_t)(k->start_ts - c->t0) : -1},
 			{.i = k->start_ts && k->close_ts ? (int64_t)(k->close_ts - k->start_ts) : -1},
+			{.s = known ? iso : NULL},
 		};
 		if (acli_tbl_row(c, t, v, 0))
 			t = NULL;
@@ -83,15 +97,19 @@ static int print_conns(struct acli *c, const struct an_net *n)
 
 static int own_opt(struct acli *c, void *ctx, int opt, const char *arg)
 {
-	(void)c, (void)opt, (void)arg; /* --conns only */
-	*(int *)ctx = 1;
+	struct net_opts *o = ctx;
+	(void)c;
+	if (opt == 'k')
+		return (o->wall = wallclock_parse("net", arg)) < 0 ? 2 : 0;
+	o->conns = 1;
 	return 0;
 }
 
 /* One file: its table. 0 or the exit status. */
 static int net_file(struct acli *c, void *ctx)
 {
-	int conns = *(int *)ctx;
+	const struct net_opts *o = ctx;
+	int conns = o->conns;
 	struct an_net n;
 	an_net_init(&n);
 	c->user = &n;
@@ -107,7 +125,9 @@ static int net_file(struct acli *c, void *ctx)
 		goto out;
 	if (conns) {
 		/* the connection table alone, so that JSON and CSV stay one table */
-		rc = print_conns(c, &n);
+		if (o->wall)
+			wallclock_note("net", c->path, c->r);
+		rc = print_conns(c, &n, o->wall);
 		acli_report_run(c, &st);
 		goto out;
 	}
@@ -140,15 +160,21 @@ out:
 
 int cmd_net(int argc, char **argv)
 {
-	static const struct option lo[] = {{"conns", no_argument, 0, 'C'}, {0, 0, 0, 0}};
-	int conns = 0;
+	static const struct option lo[] = {{"conns", no_argument, 0, 'C'},
+					   {"clock", required_argument, 0, 'k'}, {0, 0, 0, 0}};
+	struct net_opts o = {0};
 	const struct acli_spec spec = {.cmd = "net", .usage = usage_text, .opts = lo,
-				       .opt = own_opt, .ctx = &conns, .no_tasks = 1, .multi_file = 1};
+				       .opt = own_opt, .ctx = &o, .no_tasks = 1, .multi_file = 1};
 	struct acli c;
 	int rc = acli_start(&c, &spec, argc, argv);
 	if (rc != ACLI_GO)
 		return rc;
-	rc = acli_each(&c, net_file, NULL, &conns);
+	if (o.wall && !o.conns) {
+		rc = acli_usage_error(&c, "--clock=wall needs --conns: only connections have times");
+		acli_close(&c);
+		return rc;
+	}
+	rc = acli_each(&c, net_file, NULL, &o);
 	acli_close(&c);
 	return rc;
 }

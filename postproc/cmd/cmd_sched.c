@@ -280,8 +280,9 @@ static int sched_file(struct acli *c, void *ctx)
 	if (failed)
 		acli_fail(c, -ENOMEM, NULL);
 	rc = !failed && (merged || acli_tbl_close(c, t) == 0) ? 0 : 1;
-	FILE *nf = acli_notes(c);
-	if (c->fmt == TBL_TEXT && nf) {
+	/* text only: a fleet's JSON or CSV keeps no notes per file */
+	FILE *nf = c->fmt == TBL_TEXT ? acli_notes(c) : NULL;
+	if (nf) {
 		fprintf(nf, "\nclock: %s\n", s.runtime_reports
 			? "the kernel's (sched_stat_runtime), as /proc/PID/schedstat counts"
 			: "switch and wakeup timestamps (the file has no sched_stat_runtime): run-queue waits "
