@@ -3,9 +3,9 @@
 # (tpp-gen in its own UTS namespace, so each has its own hostname; hosta
 # twice: two runs on one host). Each host's rows of `CMD --by-host A B C`
 # are byte for byte what `CMD X` says of its file alone; merged (the
-# default), one row per key (comm, function, device and op) whose counts are
-# the files' sums and whose percentiles are the union's, from the files'
-# exported calls and requests; two runs
+# default), one row per key (comm, function, path, device and op, net
+# device) whose counts are the files' sums and whose percentiles are the
+# union's, from the files' exported calls and requests; two runs
 # on one host are told apart by their files' names. And --clock=wall: dump,
 # replay and io print the same wall-clock instants, the ISO text is the
 # wall_ns number, and merged time lines come in wall-clock order. No
@@ -67,7 +67,7 @@ test_expect 'merged sched: one row per comm, the tasks of that name in every fil
 # The merged answers' truth: the union of the files' own rows. Latency's
 # percentiles are nearest-rank over every file's calls (export --table=calls,
 # a row per paired call) and io's over every file's requests (--table=io).
-test_expect 'merged latency, io, callgraph and its tree: counts are the sums of the files'\'', percentiles those of the union of their samples' '
+test_expect 'merged latency, io, net, callgraph and its tree: counts are the sums of the files'\'', percentiles those of the union of their samples' '
 	files &&
 	"$TRACEPP" latency --format=csv a.tpp b.tpp c.tpp >lat.csv 2>/dev/null &&
 	"$TRACEPP" io --format=csv a.tpp b.tpp c.tpp >io.csv 2>/dev/null &&
@@ -76,8 +76,10 @@ test_expect 'merged latency, io, callgraph and its tree: counts are the sums of 
 	for f in a b c; do
 		"$TRACEPP" latency --format=csv $f.tpp >lat-$f.csv 2>/dev/null &&
 		"$TRACEPP" callgraph --tree --format=json $f.tpp >tree-$f.json 2>/dev/null &&
-		"$TRACEPP" callgraph --format=csv $f.tpp >cg-$f.csv 2>/dev/null || return 1
+		"$TRACEPP" callgraph --format=csv $f.tpp >cg-$f.csv 2>/dev/null &&
+		"$TRACEPP" net --format=csv $f.tpp >net-$f.csv 2>/dev/null || return 1
 	done &&
+	"$TRACEPP" net --format=csv a.tpp b.tpp c.tpp >net.csv 2>/dev/null &&
 	"$TRACEPP" export --table=calls --format=csv a.tpp b.tpp c.tpp >calls.csv &&
 	"$TRACEPP" export --table=io --format=csv a.tpp b.tpp c.tpp >req.csv &&
 	python3 - <<-"PY"
@@ -131,6 +133,15 @@ test_expect 'merged latency, io, callgraph and its tree: counts are the sums of 
 	for r in merged:
 	    assert all(r[k] == tree[tuple(r["path"])][k] for k in ("calls", "total_ns", "self_ns")), r
 	    assert r["depth"] == len(r["path"]) - 1 and r["func"] == r["path"][-1]
+	net = collections.defaultdict(collections.Counter)
+	for f in "abc":
+	    for r in csv.DictReader(open("net-%s.csv" % f)):
+	        for k in ("tx_packets", "tx_bytes", "rx_packets", "rx_bytes", "tx_errors"):
+	            net[r["dev"]][k] += int(r[k])
+	mnet = list(csv.DictReader(open("net.csv")))
+	assert len(mnet) == len(net) > 0 and "host" not in mnet[0]
+	for r in mnet:
+	    assert {k: int(r[k]) for k in net[r["dev"]]} == dict(net[r["dev"]]), r
 	PY
 '
 

@@ -1,4 +1,5 @@
 /* tracepp net: packets and bytes per network device, each way. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "an_lat.h"
 #include "an_run.h"
 #include "an_net.h"
+#include "an_merge.h"
 #include "out_fast.h"
 #include "wallclock.h"
 
@@ -24,7 +26,11 @@ static const char usage_text[] =
 	"                           (--conns: a wall column, each connection's start)\n"
 	"  --format=text|json|csv   output format (default text)\n"
 	"  --time-range=FROM,TO     only this window (absolute ns, or 1.5s,2s from the start)\n"
-	ACLI_MULTI_USAGE;
+	ACLI_MULTI_USAGE
+	"Merged (without --by-host): one row per device name across the files (a name\n"
+	"names a device on each host: the fleet's devices of that name): packets, bytes\n"
+	"and errors added, packets/s the sum of the hosts' rates, queue percentiles those\n"
+	"of every file's packets together; --conns keeps each host's connections.\n";
 
 static int feed(void *ctx, const struct tpp_event *ev)
 {
@@ -63,7 +69,50 @@ static const struct tbl_col conn_cols[] = {
 
 struct net_opts {
 	int conns, wall;
+	struct amerge merged; /* several files merged: struct mnet by device name */
 };
+
+/* A device name's numbers across files. */
+struct mnet {
+	uint64_t tx_packets, tx_bytes, tx_errors, rx_packets, rx_bytes;
+	double tx_pps, rx_pps;
+	struct an_lat qlat;
+};
+
+static void dev_row(struct tbl_cell *v, const char *name, uint64_t txp, uint64_t txb, uint64_t rxp,
+		    uint64_t rxb, uint64_t txe, double tx_pps, double rx_pps, struct an_lat *q)
+{
+	v[0] = (struct tbl_cell){.s = name};
+	v[1] = (struct tbl_cell){.i = (int64_t)txp};
+	v[2] = (struct tbl_cell){.i = (int64_t)txb};
+	v[3] = (struct tbl_cell){.i = (int64_t)rxp};
+	v[4] = (struct tbl_cell){.i = (int64_t)rxb};
+	v[5] = (struct tbl_cell){.i = (int64_t)txe};
+	v[6] = (struct tbl_cell){.f = tx_pps};
+	v[7] = (struct tbl_cell){.f = rx_pps};
+	v[8] = (struct tbl_cell){.i = (int64_t)an_lat_pct(q, 50)};
+	v[9] = (struct tbl_cell){.i = (int64_t)an_lat_pct(q, 99)};
+}
+
+/* After the last file: one row per device name (devices, not --conns). */
+static int net_done(struct acli *c, void *ctx)
+{
+	struct net_opts *o = ctx;
+	if (o->conns)
+		return 0; /* connections: kept by acli, host by host */
+	struct table *t = tbl_open(stdout, c->fmt, cols, sizeof(cols) / sizeof(cols[0]));
+	if (!t)
+		return acli_fail(c, -ENOMEM, NULL);
+	int rc = 0;
+	for (size_t i = 0; !rc && i < o->merged.n; i++) {
+		struct mnet *d = amerge_at(&o->merged, i);
+		struct tbl_cell v[10];
+		dev_row(v, o->merged.keys[i], d->tx_packets, d->tx_bytes, d->rx_packets, d->rx_bytes, d->tx_errors,
+			d->tx_pps, d->rx_pps, &d->qlat);
+		rc = tbl_row(t, v);
+	}
+	return tbl_close(t) || rc ? 1 : 0;
+}
 
 static int print_conns(struct acli *c, const struct an_net *n, int wall)
 {
@@ -132,25 +181,38 @@ static int net_file(struct acli *c, void *ctx)
 		goto out;
 	}
 	double span = st.last_ts > st.first_ts ? (st.last_ts - st.first_ts) / 1e9 : 0;
-	struct table *t = acli_tbl_open(c, cols, sizeof(cols) / sizeof(cols[0]));
-	for (size_t i = 0; t && i < n.n; i++) {
+	struct amerge *merged = acli_merged(c) ? &((struct net_opts *)ctx)->merged : NULL;
+	struct table *t = merged ? NULL : acli_tbl_open(c, cols, sizeof(cols) / sizeof(cols[0]));
+	int failed = !merged && !t;
+	for (size_t i = 0; !failed && i < n.n; i++) {
 		struct an_netdev *d = &n.d[i];
-		struct tbl_cell v[] = {
-			{.s = d->name},
-			{.i = (int64_t)d->tx_packets},
-			{.i = (int64_t)d->tx_bytes},
-			{.i = (int64_t)d->rx_packets},
-			{.i = (int64_t)d->rx_bytes},
-			{.i = (int64_t)d->tx_errors},
-			{.f = span > 0 ? d->tx_packets / span : 0},
-			{.f = span > 0 ? d->rx_packets / span : 0},
-			{.i = (int64_t)an_lat_pct(&d->qlat, 50)},
-			{.i = (int64_t)an_lat_pct(&d->qlat, 99)},
-		};
+		double tx_pps = span > 0 ? d->tx_packets / span : 0, rx_pps = span > 0 ? d->rx_packets / span : 0;
+		if (merged) {
+			int made;
+			struct mnet *e = amerge_get(merged, d->name, strnlen(d->name, sizeof(d->name)), &made);
+			if ((failed = !e))
+				break;
+			if (made)
+				an_lat_init(&e->qlat);
+			e->tx_packets += d->tx_packets;
+			e->tx_bytes += d->tx_bytes;
+			e->tx_errors += d->tx_errors;
+			e->rx_packets += d->rx_packets;
+			e->rx_bytes += d->rx_bytes;
+			e->tx_pps += tx_pps;
+			e->rx_pps += rx_pps;
+			an_lat_merge(&e->qlat, &d->qlat);
+			continue;
+		}
+		struct tbl_cell v[10];
+		dev_row(v, d->name, d->tx_packets, d->tx_bytes, d->rx_packets, d->rx_bytes, d->tx_errors, tx_pps,
+			rx_pps, &d->qlat);
 		if (acli_tbl_row(c, t, v, 0))
-			t = NULL;
+			failed = 1;
 	}
-	rc = t && acli_tbl_close(c, t) == 0 ? 0 : 1;
+	if (failed)
+		acli_fail(c, -ENOMEM, NULL);
+	rc = !failed && (merged || acli_tbl_close(c, t) == 0) ? 0 : 1;
 	acli_report_run(c, &st);
 out:
 	an_net_free(&n);
@@ -163,6 +225,7 @@ int cmd_net(int argc, char **argv)
 	static const struct option lo[] = {{"conns", no_argument, 0, 'C'},
 					   {"clock", required_argument, 0, 'k'}, {0, 0, 0, 0}};
 	struct net_opts o = {0};
+	amerge_init(&o.merged, sizeof(struct mnet));
 	const struct acli_spec spec = {.cmd = "net", .usage = usage_text, .opts = lo,
 				       .opt = own_opt, .ctx = &o, .no_tasks = 1, .multi_file = 1};
 	struct acli c;
@@ -174,7 +237,10 @@ int cmd_net(int argc, char **argv)
 		acli_close(&c);
 		return rc;
 	}
-	rc = acli_each(&c, net_file, NULL, &o);
+	rc = acli_each(&c, net_file, net_done, &o);
+	for (size_t i = 0; i < o.merged.n; i++)
+		an_lat_free(&((struct mnet *)amerge_at(&o.merged, i))->qlat);
+	amerge_free(&o.merged);
 	acli_close(&c);
 	return rc;
 }
