@@ -71,12 +71,18 @@ test_expect 'every command prints rows as JSON and CSV; the common names mean th
 	    if r["kind"] in ("call", "exit") and "dur_ns" in r:
 	        mx[r["func"]] = max(mx[r["func"]], r["dur_ns"])
 	assert all(lat[f]["name"] == f and lat[f]["max_ns"] == cg[f]["max_ns"] == mx[f] for f in lat), (lat, mx)
-	# a task: comm and pid in dump CSV and sched
+	# a task: its pid in dump CSV, replay and sched
 	sched = {r["tid"]: r for r in js("sched")}
 	for b in dc:
 	    t = int(b["tid"])
 	    if t > 0 and t in sched:
 	        assert b["pid"] == str(sched[t]["pid"]), (b, sched[t])
+	npid = 0
+	for r in js("replay"):
+	    if r["tid"] in sched and r["tid"] > 0:
+	        assert r["pid"] == sched[r["tid"]]["pid"], (r, sched[r["tid"]])
+	        npid += 1
+	assert npid > 1000, npid
 	# info: events, per type, calls
 	info = js("info")
 	ic = cs("info")[0]
@@ -89,8 +95,8 @@ test_expect 'every command prints rows as JSON and CSV; the common names mean th
 
 test_expect 'replay CSV: a call'\''s func, an event'\''s name, a loss'\''s count each in its own column' '
 	"$TRACEPP" replay --format=csv "$F" >r.csv &&
-	head -1 r.csv | grep -qx "ts_ns,cpu,tid,comm,kind,depth,dur_ns,func,event,lost" &&
-	grep -q "^[0-9]*,-1,4242,gen-app,call,[0-9]*,[0-9]*,main,," r.csv &&
+	head -1 r.csv | grep -qx "ts_ns,cpu,tid,pid,comm,kind,depth,dur_ns,func,event,lost" &&
+	grep -q "^[0-9]*,-1,4242,4242,gen-app,call,[0-9]*,[0-9]*,main,," r.csv &&
 	grep -q ",event,[0-9]*,,,sched_switch,$" r.csv
 '
 test_done

@@ -541,6 +541,15 @@ static void json_event(struct ofast *o, const struct tpp_event *ev)
 	of_ch(o, '}');
 }
 
+/* The line's process: its thread's, else the file's names; -1 unknown. */
+static int32_t line_pid(const struct rp *r, const struct line *l)
+{
+	if (l->th && l->th->pid > 0)
+		return l->th->pid;
+	int32_t p = l->tid > 0 ? tpp_names_pid(r->c->names, l->tid) : -1;
+	return p > 0 ? p : -1;
+}
+
 void rp_json_line(struct rp *r, const struct line *l)
 {
 	struct ofast *o = r->o;
@@ -554,6 +563,12 @@ void rp_json_line(struct rp *r, const struct line *l)
 	of_i64(o, l->cpu);
 	of_str(o, ",\"tid\":");
 	of_i64(o, l->tid);
+	int32_t pid = line_pid(r, l);
+	of_str(o, ",\"pid\":");
+	if (pid > 0)
+		of_i64(o, pid);
+	else
+		of_str(o, "null");
 	of_str(o, ",\"comm\":");
 	if (l->comm)
 		of_json_str(o, l->comm, strnlen(l->comm, 16));
@@ -588,13 +603,17 @@ void rp_csv_line(struct rp *r, const struct line *l)
 	if (!r->nlines)
 		/* JSON's keys: a call's "func", a kernel event's "event", a
 		 * loss's "lost" (one "name" column held all three) */
-		of_str(o, r->wall ? "ts_ns,cpu,tid,comm,kind,depth,dur_ns,func,event,lost,wall_ns\n"
-				  : "ts_ns,cpu,tid,comm,kind,depth,dur_ns,func,event,lost\n");
+		of_str(o, r->wall ? "ts_ns,cpu,tid,pid,comm,kind,depth,dur_ns,func,event,lost,wall_ns\n"
+				  : "ts_ns,cpu,tid,pid,comm,kind,depth,dur_ns,func,event,lost\n");
 	of_u64(o, l->ts);
 	of_ch(o, ',');
 	of_i64(o, l->cpu);
 	of_ch(o, ',');
 	of_i64(o, l->tid);
+	of_ch(o, ',');
+	int32_t pid = line_pid(r, l);
+	if (pid > 0)
+		of_i64(o, pid);
 	of_ch(o, ',');
 	/* comm and names may hold anything: the one CSV quoter (esc.h) */
 	if (l->comm)
