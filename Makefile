@@ -184,6 +184,7 @@ $(B)/tests/xtable: $(B)/obj/postproc/out/xtable.o $(B)/obj/postproc/out/out_fast
 $(B)/tests/an_lat: $(B)/obj/postproc/analysis/an_lat.o
 $(B)/tests/script_map: $(B)/obj/postproc/script/sc_map.o
 $(B)/tests/task_names: $(B)/obj/recorder/task_names.o
+$(B)/tests/printfmt: $(B)/obj/recorder/event_format.o $(B)/obj/postproc/out/pfmt_text.o
 # an_syms demangles C++ names with the C++ ABI's own demangler
 $(B)/tests/an_pair: LDLIBS += -lsupc++
 # a new VERSION rebuilds what prints or writes it
@@ -282,8 +283,14 @@ fuzz: deps
 	$(B)/bench/tpp-gen -o $(B)/fuzz/corpus/small-func.tpp -n 300 --mix func --threads 2 --chunk-events 64
 	$(B)/bench/tpp-gen -o $(B)/fuzz/corpus/small-mixed.tpp -n 300 --mix sched,block,net --cpus 2 --threads 2 --chunk-events 64
 	$(B)/bench/tpp-gen -o $(B)/fuzz/corpus/small-abandoned.tpp -n 200 --abandon --chunk-events 50
+	$(MAKE) $(B)/tests/printfmt && $(B)/tests/printfmt $(B)/fuzz/corpus
 	$(B)/fuzz/fuzz_reader -max_total_time=$${FUZZ_SECONDS:-60} -max_len=$${FUZZ_MAX_LEN:-8192} \
 	  -rss_limit_mb=1024 $(B)/fuzz/corpus
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -Iformat -Idecoders -Iutil -Ipostproc/out \
+	  -o $(B)/fuzz/fuzz_printfmt tests/fuzz/fuzz_printfmt.c decoders/printfmt.c postproc/out/pfmt_text.c
+	mkdir -p $(B)/fuzz/corpus-printfmt && cp tests/fuzz/corpus-printfmt/* $(B)/fuzz/corpus-printfmt/
+	$(B)/fuzz/fuzz_printfmt -max_total_time=$${FUZZ_SECONDS:-60} -max_len=16384 -rss_limit_mb=1024 \
+	  $(B)/fuzz/corpus-printfmt
 
 # install: the products only (no tests, benchmarks or samples are built):
 # the two programs, the runtime, the man pages, bash completion, the file

@@ -22,6 +22,7 @@ struct tpp_names {
 	char **probe; /* per type id: the function it probes (owned), or NULL */
 	size_t nprobe;
 	uint8_t **vcode; /* per type id: TPP_V_* per field (owned), or NULL */
+	struct tpp_pfmt **pfmt; /* per type id: its print format's tables (owned), or NULL */
 	struct map *maps; /* sorted by pid, start */
 	size_t nmaps;
 };
@@ -170,6 +171,28 @@ const uint8_t *tpp_names_vcodes(const struct tpp_names *n, uint16_t type)
 	return n->vcode && type < TPP_MAX_TYPES ? n->vcode[type] : NULL;
 }
 
+/* The print formats' flag and symbol tables, of the types that have any. */
+static int pfmt_open(struct tpp_names *n, const struct tpp_reader *r)
+{
+	const struct tpp_file_info *fi = tpp_r_info(r);
+	for (uint32_t i = 0; i < fi->ntypes; i++) {
+		const struct tpp_type *t = &fi->types[i];
+		if (!t->print_fmt || t->id >= TPP_MAX_TYPES || !strstr(t->print_fmt, "__print_"))
+			continue;
+		if (!n->pfmt && !(n->pfmt = calloc(TPP_MAX_TYPES, sizeof(*n->pfmt))))
+			return -ENOMEM;
+		if (!n->pfmt[t->id] && tpp_pfmt_parse(t, t->print_fmt, strlen(t->print_fmt), &n->pfmt[t->id]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+const struct tpp_pfield *tpp_names_pfield(const struct tpp_names *n, uint16_t type, unsigned field)
+{
+	return n && n->pfmt && type < TPP_MAX_TYPES && n->pfmt[type] && field < TPP_MAX_FIELDS
+		       ? n->pfmt[type]->f[field] : NULL;
+}
+
 int tpp_names_open(struct tpp_names **np, const struct tpp_reader *r)
 {
 	const struct tpp_meta *m = tpp_r_meta(r);
@@ -230,7 +253,7 @@ int tpp_names_open(struct tpp_names **np, const struct tpp_reader *r)
 		p->st = find_symtab(m, mm);
 	}
 	qsort(n->maps, n->nmaps, sizeof(*n->maps), cmp_map);
-	if (probes_open(n, r, m) || vcodes_open(n, r, m)) {
+	if (probes_open(n, r, m) || vcodes_open(n, r, m) || pfmt_open(n, r)) {
 		tpp_names_close(n);
 		return -ENOMEM;
 	}
@@ -248,6 +271,9 @@ void tpp_names_close(struct tpp_names *n)
 	for (size_t i = 0; n->vcode && i < TPP_MAX_TYPES; i++)
 		free(n->vcode[i]);
 	free(n->vcode);
+	for (size_t i = 0; n->pfmt && i < TPP_MAX_TYPES; i++)
+		tpp_pfmt_free(n->pfmt[i]);
+	free(n->pfmt);
 	free(n->slots);
 	free(n->maps);
 	free(n);

@@ -212,4 +212,40 @@ enum tpp_vcode {
 };
 const uint8_t *tpp_names_vcodes(const struct tpp_names *n, uint16_t type);
 
+/* ------------------------------------------------ flag sets, symbolic values
+ * The kernel's print format of an event type (tpp_type.print_fmt, files of
+ * format 1.2 on) says how some of its numbers read:
+ *   __print_flags(REC->f, "|", {MASK, "NAME"}, ...)  a set of names,
+ *   __print_symbolic(REC->f, {VALUE, "NAME"}, ...)   one name,
+ * MASK and VALUE being C constant expressions. tpp_pfmt_parse reads those
+ * tables for every numeric field f the format passes to them as it is
+ * (casts and parentheses aside: an expression of f is not taken). The text
+ * is untrusted: longer than TPP_PFMT_MAX it is not read; a table that holds
+ * anything outside the C subset the kernel writes (unresolved enum names, a
+ * division by zero, nesting deeper than the evaluator allows) is dropped
+ * whole, never taken in part. */
+#define TPP_PFMT_MAX (64u << 10)
+struct tpp_pentry {
+	uint64_t val;  /* the mask (a set) or the value (one name) */
+	uint32_t name; /* offset of its NUL-terminated name in the table's pool */
+};
+struct tpp_pfield {
+	int flags;             /* 1: a set (__print_flags), 0: one value (__print_symbolic) */
+	char delim[8];         /* a set's names are joined with it */
+	char *zero;            /* what the format prints for 0 ("none"), or NULL */
+	uint32_t n, pool_len;
+	struct tpp_pentry *ent; /* n entries, in the format's order (it matters: first match wins) */
+	char *pool;
+};
+struct tpp_pfmt {
+	struct tpp_pfield *f[TPP_MAX_FIELDS]; /* per field index of the type, NULL: none */
+};
+/* *out: the tables of fmt[0..len) (the caller tpp_pfmt_free()s it), NULL when
+ * it has none. 0, or -ENOMEM. */
+int tpp_pfmt_parse(const struct tpp_type *t, const char *fmt, size_t len, struct tpp_pfmt **out);
+void tpp_pfmt_free(struct tpp_pfmt *p);
+/* The table of field `field` of event type `type` (from the file's print
+ * formats, parsed at tpp_names_open), or NULL. */
+const struct tpp_pfield *tpp_names_pfield(const struct tpp_names *n, uint16_t type, unsigned field);
+
 #endif

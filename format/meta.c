@@ -15,6 +15,7 @@ static void free_type(struct tpp_type *t)
 {
 	free(t->name);
 	free(t->system);
+	free(t->print_fmt);
 	for (unsigned i = 0; t->fields && i < t->nfields; i++)
 		free((char *)t->fields[i].name);
 	free(t->fields);
@@ -41,6 +42,8 @@ static int add_type(struct tpp_reader *r, const struct ct_node *m)
 	}
 	if (!t.system)
 		t.system = strdup("");
+	/* optional (1.2): absent or not a string, the type reads as before */
+	t.print_fmt = ct_strdup(ct_map_get(m, "print_fmt"));
 	const struct ct_node *f = fl + 1;
 	for (unsigned i = 0; i < t.nfields; i++, f = ct_next(f)) {
 		char *ty = NULL;

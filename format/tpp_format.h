@@ -1,4 +1,4 @@
-/* tpp_format — read and write tracepp trace files (specs/format.md, v1.1).
+/* tpp_format — read and write tracepp trace files (specs/format.md, v1.2).
  *
  * Errors: every int-returning function returns >= 0 on success and a negative
  * errno value on failure (-EINVAL, -EIO, -ENOSPC, -EFBIG, -TPP_EBADFILE, ...).
@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #define TPP_MAJOR 1
-#define TPP_MINOR 1
+#define TPP_MINOR 2
 
 /* Format-specific errors, beyond errno values. */
 #define TPP_EBADFILE 10001 /* not a tracepp file, or corrupt beyond repair */
@@ -138,6 +138,10 @@ int tpp_w_open(struct tpp_writer **w, const char *path, const struct tpp_w_opts 
 /* Declares an event type. Only before the first event/record (header is
  * written lazily then). Copies the definition. */
 int tpp_w_add_type(struct tpp_writer *w, const struct tpp_type_def *t);
+/* The same, with the text of the kernel's "print fmt:" line of the event's
+ * format file (NULL or "": none), stored for readers to name flag sets and
+ * symbolic values as the kernel prints them (tpp_pfmt in tpp_decode.h). */
+int tpp_w_add_type_fmt(struct tpp_writer *w, const struct tpp_type_def *t, const char *print_fmt);
 /* Adds extra header key/value text pairs (e.g. "workload"). Before first event. */
 int tpp_w_set_header_str(struct tpp_writer *w, const char *key, const char *val);
 
@@ -206,6 +210,7 @@ struct tpp_type {
 	char *name, *system;
 	uint16_t nfields;
 	struct tpp_field_def *fields;
+	char *print_fmt; /* the kernel's print format (1.2 files), NUL-terminated, or NULL */
 };
 
 struct tpp_file_info {

@@ -123,7 +123,7 @@ static int keep_room(struct tpp_writer *w, uint64_t need);
 
 static void enc_type(struct buf *b, const struct wtype *t)
 {
-	cbor_head(b, CB_MAP, 4);
+	cbor_head(b, CB_MAP, t->print_fmt ? 5 : 4);
 	cbor_text(b, "id");
 	cbor_uint(b, t->id);
 	cbor_text(b, "name");
@@ -137,6 +137,10 @@ static void enc_type(struct buf *b, const struct wtype *t)
 		cbor_head(b, CB_ARRAY, 2);
 		cbor_str(b, t->fnames[i]);
 		cbor_text(b, tn[t->ftypes[i] & 3]);
+	}
+	if (t->print_fmt) {
+		cbor_text(b, "print_fmt");
+		cbor_str(b, t->print_fmt);
 	}
 }
 
@@ -478,6 +482,11 @@ static int flush_stream(struct tpp_writer *w, struct wstream *s)
 
 int tpp_w_add_type(struct tpp_writer *w, const struct tpp_type_def *t)
 {
+	return tpp_w_add_type_fmt(w, t, NULL);
+}
+
+int tpp_w_add_type_fmt(struct tpp_writer *w, const struct tpp_type_def *t, const char *print_fmt)
+{
 	if (w->err)
 		return w->err;
 	if (!t || t->id >= TPP_MAX_TYPES || !t->name || t->nfields > TPP_MAX_FIELDS)
@@ -488,6 +497,7 @@ int tpp_w_add_type(struct tpp_writer *w, const struct tpp_type_def *t)
 	d->id = t->id;
 	d->name = strdup(t->name);
 	d->system = t->system ? strdup(t->system) : NULL;
+	d->print_fmt = print_fmt && *print_fmt ? strdup(print_fmt) : NULL;
 	d->nfields = t->nfields;
 	for (unsigned i = 0; i < t->nfields; i++) {
 		d->fnames[i] = strdup(t->fields[i].name ? t->fields[i].name : "");
@@ -996,6 +1006,7 @@ static void w_free(struct tpp_writer *w)
 		if (w->types[i].defined) {
 			free(w->types[i].name);
 			free(w->types[i].system);
+			free(w->types[i].print_fmt);
 			for (unsigned f = 0; f < w->types[i].nfields; f++)
 				free(w->types[i].fnames[f]);
 		}

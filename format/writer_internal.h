@@ -9,6 +9,7 @@ struct wtype {
 	int defined, in_header;
 	uint16_t id, nfields;
 	char *name, *system;
+	char *print_fmt; /* the kernel's "print fmt:" text, or NULL */
 	char *fnames[TPP_MAX_FIELDS];
 	uint8_t ftypes[TPP_MAX_FIELDS];
 };

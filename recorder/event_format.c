@@ -97,9 +97,17 @@ int ef_parse(const char *text, struct ef_event *ev)
 	ev->pid_off = -1;
 	ev->id = -1;
 	int in_fields = 0;
+	const char *pf = NULL;
+	size_t pflen = 0;
 	for (const char *l = text; l && *l;) {
 		const char *nl = strchr(l, '\n');
 		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		if (!strncmp(l, "print fmt: ", 11)) {
+			/* taken from the text, not the cut line: a flag table runs to KiBs */
+			pf = l + 11;
+			pflen = len - 11;
+			break;
+		}
 		char line[512];
 		if (len >= sizeof(line))
 			len = sizeof(line) - 1;
@@ -112,8 +120,6 @@ int ef_parse(const char *text, struct ef_event *ev)
 			ev->id = atoi(line + 4);
 		} else if (!strncmp(line, "format:", 7)) {
 			in_fields = 1;
-		} else if (!strncmp(line, "print fmt:", 10)) {
-			break;
 		} else if (in_fields && strstr(line, "field:")) {
 			int err = parse_field(line, ev);
 			if (err)
@@ -122,7 +128,15 @@ int ef_parse(const char *text, struct ef_event *ev)
 	}
 	if (ev->id < 0 || !ev->name[0] || !in_fields)
 		return -EINVAL;
+	if (pf && pflen && !(ev->print_fmt = strndup(pf, pflen)))
+		return -ENOMEM;
 	return 0;
+}
+
+void ef_release(struct ef_event *ev)
+{
+	free(ev->print_fmt);
+	ev->print_fmt = NULL;
 }
 
 int ef_load(const char *events_dir, const char *system, const char *name, struct ef_event *ev)
@@ -132,17 +146,28 @@ int ef_load(const char *events_dir, const char *system, const char *name, struct
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	char buf[16384];
+	char *buf = malloc(EF_FILE_MAX);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
 	size_t n = 0;
-	ssize_t r;
-	while (n < sizeof(buf) - 1 && (r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
+	ssize_t r = 0;
+	while (n < EF_FILE_MAX - 1 && (r = read(fd, buf + n, EF_FILE_MAX - 1 - n)) > 0)
 		n += (size_t)r;
 	int rerr = r < 0 ? -errno : 0;
 	close(fd);
-	if (rerr)
+	if (rerr) {
+		free(buf);
 		return rerr;
+	}
 	buf[n] = 0;
+	/* a print format cut by the cap would read wrong: drop it, keep the fields */
+	char *pf = strstr(buf, "\nprint fmt: ");
+	if (pf && n == EF_FILE_MAX - 1 && !memchr(pf + 1, '\n', (size_t)(buf + n - pf - 1)))
+		pf[1] = 0;
 	int err = ef_parse(buf, ev);
+	free(buf);
 	if (!err)
 		snprintf(ev->system, sizeof(ev->system), "%s", system);
 	return err;

@@ -1,7 +1,8 @@
 /* event_format — one tracefs event's binary layout, read from its
  * events/SYSTEM/NAME/format file, and the rule that maps each field to a
  * tracepp field type. Errors: negative errno values; nothing prints.
- * Ownership: struct ef_event is a plain value, no heap memory.
+ * Ownership: struct ef_event owns print_fmt (heap); ef_release frees it,
+ * and a copy of the struct shares it.
  */
 #ifndef TPP_REC_EVENT_FORMAT_H
 #define TPP_REC_EVENT_FORMAT_H
@@ -32,12 +33,19 @@ struct ef_event {
 	int pid_off;    /* offset of common_pid, -1 when absent */
 	int nfields;
 	struct ef_field f[TPP_MAX_FIELDS];
+	/* the text after "print fmt: ", as the kernel wrote it (it tells how
+	 * flag sets and symbolic values read), or NULL */
+	char *print_fmt;
 };
 
 /* Parses the text of a format file. Returns 0, -EINVAL when the text is not a
- * format file, -E2BIG when it has more than TPP_MAX_FIELDS fields. */
+ * format file, -E2BIG when it has more than TPP_MAX_FIELDS fields, -ENOMEM.
+ * On success the caller ef_release()s ev; on failure nothing is held. */
 int ef_parse(const char *text, struct ef_event *ev);
-/* Reads and parses events_dir/SYSTEM/NAME/format. -ENOENT: no such event. */
+/* Reads and parses events_dir/SYSTEM/NAME/format. -ENOENT: no such event.
+ * A format file longer than EF_FILE_MAX is read for its fields only. */
+#define EF_FILE_MAX (256u << 10)
 int ef_load(const char *events_dir, const char *system, const char *name, struct ef_event *ev);
+void ef_release(struct ef_event *ev);
 
 #endif

@@ -72,7 +72,9 @@ int rec_resolve_events(struct rec *r)
 				err == -E2BIG ? "more than 32 fields" : strerror(-err));
 			return err;
 		}
-		if ((err = tc_add(r->tc, &ef, next++)) && err != -EEXIST) {
+		err = tc_add(r->tc, &ef, next++);
+		ef_release(&ef);
+		if (err && err != -EEXIST) {
 			fprintf(stderr, "tracerec: %s\n", strerror(-err));
 			return err;
 		}

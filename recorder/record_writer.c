@@ -56,7 +56,7 @@ int rec_open_writer(struct rec *r, int argc, char **argv)
 		if (r->tc->types[i]->names_only)
 			continue; /* read for task names only */
 		struct tpp_type_def d = tc_type_def(r->tc->types[i]);
-		err = tpp_w_add_type(r->w, &d);
+		err = tpp_w_add_type_fmt(r->w, &d, r->tc->types[i]->ev.print_fmt);
 	}
 	uint16_t next_type = (uint16_t)(r->tc->ntypes + 1);
 	if (!err && r->fs && (err = func_declare_types(r->fs, r->w, &next_type)) < 0) {

@@ -10,8 +10,10 @@ void tc_init(struct transcoder *tc)
 
 void tc_release(struct transcoder *tc)
 {
-	for (int i = 0; i < tc->ntypes; i++)
+	for (int i = 0; i < tc->ntypes; i++) {
+		ef_release(&tc->types[i]->ev);
 		free(tc->types[i]);
+	}
 	free(tc->types);
 	tc->types = NULL;
 	tc->ntypes = 0;
@@ -38,8 +40,13 @@ int tc_add(struct transcoder *tc, const struct ef_event *ev, uint16_t tpp_id)
 	struct tc_type *t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	nt[tc->ntypes] = t;
 	t->ev = *ev;
+	/* its own copy: the caller's ev is released after the call */
+	if (ev->print_fmt && !(t->ev.print_fmt = strdup(ev->print_fmt))) {
+		free(t);
+		return -ENOMEM;
+	}
+	nt[tc->ntypes] = t;
 	t->tpp_id = tpp_id;
 	t->i_pid_a = t->i_comm_a = t->i_pid_b = t->i_comm_b = t->i_flags = -1;
 	if (!strcmp(ev->system, "sched")) {

@@ -34,7 +34,8 @@ struct transcoder {
 
 void tc_init(struct transcoder *tc);
 void tc_release(struct transcoder *tc);
-/* Adds an event; its tpp id is tpp_id. -EEXIST when the kernel id is known. */
+/* Adds an event (a copy: ev stays the caller's); its tpp id is tpp_id.
+ * -EEXIST when the kernel id is known. */
 int tc_add(struct transcoder *tc, const struct ef_event *ev, uint16_t tpp_id);
 /* The schema entry for type t (points into t). */
 struct tpp_type_def tc_type_def(const struct tc_type *t);

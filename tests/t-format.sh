@@ -14,7 +14,7 @@ test_expect 'info --format=json has the contract keys and the generator counts' 
 	d = json.load(open("info.json"))
 	for k in ("format_version", "events", "lost", "streams", "start_ns", "end_ns", "by_type"):
 	    assert k in d, k
-	assert d["format_version"] == "1.1"
+	assert d["format_version"] == "1.2"
 	assert d["events"] == int(sys.argv[1]) == sum(d["by_type"].values()), (d["events"], sys.argv[1])
 	assert sum(s["events"] for s in d["streams"]) == d["events"]
 	assert len(d["streams"]) == 5 and d["lost"] == 0 and d["complete"] is True

@@ -25,6 +25,7 @@ struct tinfo {
 	uint8_t is_addr[TPP_MAX_FIELDS]; /* symbolize this field; 2: a probe's own function */
 	uint8_t clash[TPP_MAX_FIELDS];   /* JSON key would repeat a common key */
 	uint8_t ff[TPP_MAX_FIELDS];      /* enum ff_kind: how people read it */
+	const struct tpp_pfield *pf[TPP_MAX_FIELDS]; /* else the kernel's flag/symbol table */
 	char jkey[TPP_MAX_FIELDS][TPP_NAME_MAX + 8];
 	char tname[TPP_NAME_MAX * 4 + 4]; /* " name:" for text, control bytes escaped */
 	size_t tnlen;
@@ -51,7 +52,8 @@ static int is_addr_field(const char *n)
 	       !strcmp(n, "func");
 }
 
-static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types, const char *arch)
+static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types, const char *arch,
+		 const struct tpp_names *nm)
 {
 	ti->ready = 1;
 	ti->namelen = strlen(t->name);
@@ -78,6 +80,7 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types, 
 		ti->is_addr[i] = t->fields[i].type == TPP_F_U64 && is_addr_field(t->fields[i].name);
 		int num = t->fields[i].type == TPP_F_U64 || t->fields[i].type == TPP_F_S64;
 		ti->ff[i] = num && !ti->is_addr[i] ? (uint8_t)ff_kind(arch, t->name, t->fields[i].name) : FF_NONE;
+		ti->pf[i] = num && !ti->is_addr[i] && !ti->ff[i] ? tpp_names_pfield(nm, t->id, i) : NULL;
 		/* the function a probe fired in: named by the probe when the
 		 * task's maps are not in the file */
 		if (t->fields[i].type == TPP_F_U64 &&
@@ -293,8 +296,10 @@ static void text_line(struct dump *d, const struct tpp_event *ev, const struct t
 			continue;
 		}
 		of_mem(o, t->tkey[i], t->tklen[i]);
-		char rd[48];
+		char rd[512];
 		size_t rn = t->ff[i] && !(cn && (int)i == t->sc.id) ? ff_text(rd, sizeof(rd), t->ff[i], ev->v[i].u) : 0;
+		if (t->pf[i])
+			rn = ff_pf_text(rd, sizeof(rd), t->pf[i], ev->v[i].u);
 		if (rn && !ff_beside(t->ff[i])) {
 			of_mem(o, rd, rn);
 			continue;
@@ -370,8 +375,10 @@ static void json_fields(struct dump *d, const struct tpp_event *ev, const struct
 		}
 		/* the raw number stays; how people read it comes beside it, as
 		 * FIELD_str */
-		char rd[320];
+		char rd[512];
 		size_t rn = t->ff[i] ? ff_text(rd, sizeof(rd), t->ff[i], ev->v[i].u) : 0;
+		if (t->pf[i])
+			rn = ff_pf_text(rd, sizeof(rd), t->pf[i], ev->v[i].u);
 		if ((int)i == t->sc.args) /* the call, "read(fd=3, ...)", beside the raw words */
 			rn = ff_call_text(&t->sc, ev, rd, sizeof(rd));
 		if (rn) {
@@ -586,7 +593,7 @@ int cmd_dump(int argc, char **argv)
 			continue;
 		struct tinfo *t = &ti[ev->type];
 		if (!t->ready)
-			prep(t, ev->t, a.types, tpp_r_info(r)->arch);
+			prep(t, ev->t, a.types, tpp_r_info(r)->arch, nm);
 		if (!t->selected || (flt && !tps_filter_match(flt, ev)))
 			continue;
 		/* consecutive events mostly share a task: look its name up once */

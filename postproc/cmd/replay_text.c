@@ -93,11 +93,12 @@ struct tcache {
 	char *pre[TPP_MAX_FIELDS];
 	uint8_t pre_len[TPP_MAX_FIELDS];
 	uint8_t ff[TPP_MAX_FIELDS]; /* enum ff_kind: how people read the value */
+	const struct tpp_pfield *pf[TPP_MAX_FIELDS]; /* else the kernel's flag/symbol table */
 	struct ff_call sc;          /* a sys_enter's fields (fieldfmt.h) */
 };
 static struct tcache *tcache[TPP_MAX_TYPES];
 
-static struct tcache *tc_get(const struct tpp_type *t, const char *arch)
+static struct tcache *tc_get(const struct tpp_type *t, const char *arch, const struct tpp_names *nm)
 {
 	if (!t || t->id >= TPP_MAX_TYPES)
 		return NULL;
@@ -125,6 +126,7 @@ static struct tcache *tc_get(const struct tpp_type *t, const char *arch)
 		c->pre_len[i] = c->pre[i] ? (uint8_t)strlen(c->pre[i]) : 0;
 		int num = t->fields[i].type == TPP_F_U64 || t->fields[i].type == TPP_F_S64;
 		c->ff[i] = num ? (uint8_t)ff_kind(arch, t->name, t->fields[i].name) : FF_NONE;
+		c->pf[i] = num && !c->ff[i] ? tpp_names_pfield(nm, t->id, (unsigned)i) : NULL;
 	}
 	tcache[t->id] = c;
 	return c;
@@ -145,10 +147,10 @@ static void tc_free(void)
 
 /* An event's fields as dump prints them: values read as people read them
  * (fieldfmt.h), numbers that have a name with both. */
-static void text_fields(struct ofast *o, const struct tpp_event *ev, const char *arch)
+static void text_fields(struct ofast *o, const struct tpp_event *ev, const char *arch, const struct tpp_names *nm)
 {
 	const struct tpp_type *t = ev->t;
-	struct tcache *c = tc_get(t, arch);
+	struct tcache *c = tc_get(t, arch, nm);
 	if (c)
 		of_mem(o, c->head, c->head_len);
 	/* a system call as dump prints it: "id=0 read(fd=3, ...)" */
@@ -167,8 +169,10 @@ static void text_fields(struct ofast *o, const struct tpp_event *ev, const char 
 			of_text(o, t->fields[i].name, strlen(t->fields[i].name));
 			of_ch(o, '=');
 		}
-		char rd[48];
+		char rd[512];
 		size_t rn = c && c->ff[i] && !(cn && i == c->sc.id) ? ff_text(rd, sizeof(rd), c->ff[i], ev->v[i].u) : 0;
+		if (c && c->pf[i])
+			rn = ff_pf_text(rd, sizeof(rd), c->pf[i], ev->v[i].u);
 		if (rn && !ff_beside(c->ff[i])) {
 			of_mem(o, rd, rn);
 			continue;
@@ -429,7 +433,7 @@ void rp_text_line(struct rp *r, const struct line *l)
 		of_str(o, "[sched_in] (duration: time off-CPU)");
 		break;
 	case L_EVENT:
-		text_fields(o, l->ev, tpp_r_info(r->c->r)->arch);
+		text_fields(o, l->ev, tpp_r_info(r->c->r)->arch, r->c->names);
 		break;
 	case L_LOST:
 		/* uftrace's "LOST n records!!", with the CPU it was lost on */

@@ -2,7 +2,8 @@
  * number: a task state as its letters (prev_state=256 is "R+", as perf and
  * trace-cmd print it), a block device number as major:minor, a syscall
  * number as its name, a negative syscall return as its errno name, a
- * kernel address in hex.
+ * kernel address in hex, a flag set or a symbolic value as the event's
+ * print format names it ("gfp_flags=GFP_KERNEL|__GFP_ZERO").
  *
  * ff_kind classifies a field once per event type; ff_text formats one
  * value. Nothing here allocates or prints; the caller decides where the
@@ -52,6 +53,17 @@ struct ff_call {
 };
 void ff_call_fields(struct ff_call *f, const char *arch, const struct tpp_type *t);
 size_t ff_call_text(const struct ff_call *f, const struct tpp_event *ev, char *buf, size_t len);
+
+/* v as the kernel's print format names it (f from tpp_names_pfield): a
+ * flag set as its names joined by the format's delimiter, "GFP_KERNEL|
+ * __GFP_ZERO", the bits no name covers last as "0x..." (as the kernel's
+ * trace file and trace-cmd print them: each name taken in the format's
+ * order when all its bits are set, then cleared); a symbolic value as its
+ * name, or "0x..." when none is v's. Its length, or 0 when buf is short or
+ * v is an empty set whose format names no text for it ("none"): print the
+ * number then. Used where ff_kind gives FF_NONE: tracepp's own readings
+ * (task states, devices...) come first. */
+size_t ff_pf_text(char *buf, size_t len, const struct tpp_pfield *f, uint64_t v);
 
 /* Whether text output prints the reading beside the number, "id=3(close)",
  * "ret=-9(EBADF)" (the number is what people look up), rather than in its
