@@ -3,27 +3,48 @@
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
+#include "front.h"
 #include "tpp_format.h"
 
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 	const char *help;
+	int pages; /* prints text for a person: paged on a terminal */
 } cmds[] = {
-	{"info", cmd_info, "facts about a trace: host, span, counts, lost events, sizes"},
-	{"dump", cmd_dump, "every event with its fields, in file or time order"},
+	{"info", cmd_info, "facts about a trace: host, span, counts, lost events, sizes", 1},
+	{"dump", cmd_dump, "every event with its fields, in file or time order", 1},
 	/* further subcommands: one line each, keep alphabetical after these two */
-	{"callgraph", cmd_callgraph, "per-function calls, total/self time; call tree, callers, callees, folded stacks"},
-	{"export", cmd_export, "the recording for other viewers: Chrome trace-event JSON (Perfetto, speedscope)"},
-	{"io", cmd_io, "block IO per device and direction: IOPS, bytes, latency, queue depth"},
-	{"latency", cmd_latency, "latency distributions: functions, scheduler, block IO, network"},
-	{"net", cmd_net, "packets and bytes per network device, each way"},
-	{"plot", cmd_plot, "gnuplot diagrams: timeline, hist, heatmap, gantt"},
-	{"replay", cmd_replay, "the flow of calls per thread, indented, with kernel events inline"},
-	{"report", cmd_report, "one self-contained HTML page: facts, summaries, plots"},
-	{"script", cmd_script, "bpftrace programs over the recording: predicates, maps, aggregations, printf"},
-	{"sched", cmd_sched, "per task: on-CPU time, switches, migrations, run-queue wait, wakeup latency"},
+	{"callgraph", cmd_callgraph, "per-function calls, total/self time; call tree, callers, callees, folded stacks", 1},
+	{"export", cmd_export, "the recording for other viewers: Chrome trace-event JSON (Perfetto, speedscope)", 0},
+	{"io", cmd_io, "block IO per device and direction: IOPS, bytes, latency, queue depth", 1},
+	{"latency", cmd_latency, "latency distributions: functions, scheduler, block IO, network", 1},
+	{"net", cmd_net, "packets and bytes per network device, each way", 1},
+	{"plot", cmd_plot, "gnuplot diagrams: timeline, hist, heatmap, gantt", 0},
+	{"replay", cmd_replay, "the flow of calls per thread, indented, with kernel events inline", 1},
+	{"report", cmd_report, "one self-contained HTML page: facts, summaries, plots", 0},
+	{"script", cmd_script, "bpftrace programs over the recording: predicates, maps, aggregations, printf", 1},
+	{"sched", cmd_sched, "per task: on-CPU time, switches, migrations, run-queue wait, wakeup latency", 1},
 };
+
+/* A subcommand run with the options every command takes taken out first,
+ * through the pager when it prints text for a terminal; its --help ends
+ * with those options. */
+static int run(size_t i, int argc, char **argv)
+{
+	int page, help = 0;
+	int rc = cli_front(cmds[i].name, &argc, argv, &page);
+	if (rc >= 0)
+		return rc;
+	for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)
+		help |= !strcmp(argv[k], "--help") || !strcmp(argv[k], "-h");
+	if (page && cmds[i].pages && !help)
+		pager_start();
+	rc = cmds[i].fn(argc, argv);
+	if (help && !rc)
+		printf("\n%s", cli_front_help);
+	return rc;
+}
 
 static void usage(FILE *f)
 {
@@ -34,7 +55,8 @@ static void usage(FILE *f)
 		   "\nFILE must be a regular file (a FIFO or a device is refused: traces are read\n"
 		   "by seeking). Exit status: 0 with a result, also from a damaged file (what its\n"
 		   "intact chunks hold, and one warning line); 1 no result (the file cannot be\n"
-		   "read, or the output cannot be written); 2 a usage error.\n");
+		   "read, or the output cannot be written); 2 a usage error.\n\n%s",
+		cli_front_help);
 }
 
 int main(int argc, char **argv)
@@ -51,9 +73,20 @@ int main(int argc, char **argv)
 		printf("tracepp %s (format %d.%d)\n", TPP_VERSION, TPP_MAJOR, TPP_MINOR);
 		return 0;
 	}
+	/* "tracepp --no-pager dump ...", as perf and git take them: the
+	 * options every command takes go after the command's name */
+	int lead = 1;
+	while (lead < argc - 1 && (!strcmp(argv[lead], "--no-pager") || !strncmp(argv[lead], "--color", 7) ||
+				   !strncmp(argv[lead], "--colour", 8)))
+		lead++;
+	if (lead > 1) {
+		char *name = argv[lead];
+		memmove(argv + 2, argv + 1, (size_t)(lead - 1) * sizeof(*argv));
+		argv[1] = name;
+	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+			return run(i, argc - 1, argv + 1);
 	fprintf(stderr, "tracepp: unknown command '%s' (try 'tracepp --help')\n", argv[1]);
 	return 2;
 }

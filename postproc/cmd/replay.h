@@ -152,9 +152,9 @@ static inline char *put_dur(char *p, uint64_t ns, int has)
 	return p + 3;
 }
 
-/* Room text_prefix needs: timestamp 32, label 40, duration 32, indent 512
+/* Room text_prefix needs: timestamp 32, label 40, duration 32 (+16 in colour), indent 512
  * and the 32 one indent piece may write past it. */
-#define PREFIX_ROOM (32 + 40 + 32 + 512 + 32)
+#define PREFIX_ROOM (32 + 40 + 32 + 16 + 512 + 32) /* 16: a duration's colour */
 
 /* The columns of a text line and its indent at p (with PREFIX_ROOM bytes
  * of room), with r->ts_pre and th's label up to date for the line's time

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "color.h"
 #include "esc.h"
 #include "fieldfmt.h"
 #include "replay.h"
@@ -18,7 +19,21 @@ char rp_d3[1000][4], rp_dur_ns[1000][16];
 /* rp_d3, space-padded */
 static char d3s[1000][4];
 
+static char *dur_col(char *p, uint64_t ns, int has);
+
+/* In colour (color.h), a duration of 1 ms or more as uftrace colours it. */
 char *rp_put_dur_col(char *p, uint64_t ns, int has)
+{
+	const char *c = has ? oc_dur(ns) : NULL;
+	if (!c)
+		return dur_col(p, ns, has);
+	memcpy(p, c, 5);
+	p = dur_col(p + 5, ns, has);
+	memcpy(p, OC_RESET, 4);
+	return p + 4;
+}
+
+static char *dur_col(char *p, uint64_t ns, int has)
 {
 	memcpy(p, spaces, 11);
 	if (!has)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "esc.h"
+#include "color.h"
 #include "table.h"
 
 struct table;
@@ -207,7 +208,10 @@ static void text_end(struct table *t)
 			int last = k == nshown - 1;
 			if (!left)
 				fprintf(t->f, "%*s", (int)pad, "");
-			fputs(s, t->f);
+			if (r < 0 && oc_on) /* the header line bold (color.h) */
+				fprintf(t->f, OC_BOLD "%s" OC_RESET, s);
+			else
+				fputs(s, t->f);
 			if (left && !last)
 				fprintf(t->f, "%*s", (int)pad, "");
 			first = 0;

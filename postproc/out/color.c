@@ -1,0 +1,4 @@
+/* color — see color.h. */
+#include "color.h"
+
+int oc_on;

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The pager and colour every command takes (postproc/cmd/front.c): the pager
+# runs when stdout is a terminal (a pty made by util-linux script), never on
+# a pipe, with --no-pager, or for a command that writes files; the user's
+# PAGER runs as /bin/sh -c PAGER, with LESS=FRSX unless LESS is set (as git
+# sets it); colour escapes come out with --color=always, or on a terminal
+# with auto (not with never, NO_COLOR or TERM=dumb), and never on a pipe.
+. "$(dirname "$0")/lib.sh"
+DEMO=$TOP/samples/traces/demo.tpp
+if ! command -v script >/dev/null; then
+	test_skip 'pager and colour on a terminal' 'no script(1) (util-linux) to make a terminal'
+	test_done; exit
+fi
+# tty CMD: CMD run with a pseudo-terminal as its stdin, stdout and stderr
+tty() { script -qec "$1" /dev/null </dev/null; }
+ESC=$(printf '\033[') E=$(printf '\033')
+
+test_expect 'the pager runs on a terminal, not on a pipe, not with --no-pager, not for export' '
+	export PAGER="tee $PWD/paged; echo LESS=\$LESS >$PWD/env"
+	unset TRACEPP_PAGER LESS
+	tty "$TRACEPP info $DEMO" >out && grep -q "^file:" paged && grep -q "LESS=FRSX" env &&
+	tr -d "\r" <out | grep -q "^file:" &&
+	rm paged && "$TRACEPP" info "$DEMO" >out2 && ! [ -e paged ] && grep -q "^file:" out2 &&
+	tty "$TRACEPP info --no-pager $DEMO" >out && ! [ -e paged ] &&
+	tty "$TRACEPP --no-pager info $DEMO" >out && ! [ -e paged ] && tr -d "\r" <out | grep -q "^file:" &&
+	tty "$TRACEPP export --format=chrome -o x.json $DEMO" >out && ! [ -e paged ] && [ -s x.json ] &&
+	LESS=X tty "$TRACEPP sched $DEMO" >out && grep -q "LESS=X$" env && [ -s paged ] &&
+	rm paged && TRACEPP_PAGER=cat tty "$TRACEPP sched $DEMO" >out && ! [ -e paged ] &&
+	PAGER= tty "$TRACEPP sched --color=never $DEMO" >out && ! [ -e paged ] && tr -d "\r" <out | grep -q "^ *tid"
+'
+
+test_expect 'colour with always, on a terminal with auto; never on a pipe, with never, NO_COLOR or TERM=dumb' '
+	export PAGER=
+	"$TRACEPP" replay --color=always "$DEMO" >a 2>/dev/null && grep -qF -e "${ESC}32m" -e "${ESC}31m" -e "${ESC}33m" a &&
+	"$TRACEPP" sched --color=always "$DEMO" >s && head -1 s | grep -qF "${ESC}1mtid${ESC}0m" &&
+	"$TRACEPP" replay "$DEMO" >p 2>/dev/null && ! grep -qF "$ESC" p && "$TRACEPP" replay --color=auto "$DEMO" >p 2>/dev/null && ! grep -qF "$ESC" p &&
+	TERM=xterm tty "$TRACEPP sched $DEMO" >t && head -1 t | grep -qF "${ESC}1m" &&
+	TERM=xterm tty "$TRACEPP sched --color=never $DEMO" >t && ! grep -qF "$ESC" t &&
+	TERM=xterm NO_COLOR=1 tty "$TRACEPP sched $DEMO" >t && ! grep -qF "$ESC" t &&
+	TERM=dumb tty "$TRACEPP sched $DEMO" >t && ! grep -qF "$ESC" t &&
+	tr -d "\r" <t | grep -q "^ *tid" &&
+	# the same text once the escapes are taken out
+	sed "s/$E\[[0-9]*m//g" a >a.plain && cmp a.plain p &&
+	"$TRACEPP" sched "$DEMO" >s.plain && sed "s/$E\[[0-9]*m//g" s | cmp - s.plain
+'
+
+test_expect 'a bad --color is a usage error: one line, exit 2; --help lists both options' '
+	"$TRACEPP" dump --color=sometimes "$DEMO" >out 2>err; [ $? = 2 ] && [ $(wc -l <err) = 1 ] && ! [ -s out ] &&
+	grep -q "unknown --color .sometimes." err &&
+	for c in dump replay sched; do "$TRACEPP" $c --help | grep -q -- "--no-pager" || exit 1; done &&
+	"$TRACEPP" --help | grep -q -- "--color=WHEN"
+'
+
+test_done
