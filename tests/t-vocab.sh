@@ -99,4 +99,35 @@ test_expect 'replay CSV: a call'\''s func, an event'\''s name, a loss'\''s count
 	grep -q "^[0-9]*,-1,4242,4242,gen-app,call,[0-9]*,[0-9]*,main,," r.csv &&
 	grep -q ",event,[0-9]*,,,sched_switch,$" r.csv
 '
+
+# kernel events whose own fields are named like dump's keys (csd_queue_cpu
+# has cpu and func; a test type has ts_ns and tid), written by mk-trace
+cflags="-std=gnu11 -O1 -g -I$TOP/format"
+case $B in *san*) cflags="$cflags -fsanitize=address,undefined" ;; esac
+test_expect 'an event'\''s own field named like a key: issue 2'\''s keys rename it field_NAME in JSON, the later ts_ns and func give way to it; CSV'\''s fields cell and export'\''s are the event'\''s own names' '
+	cc $cflags -o mk "$TOP/tests/analysis/mk-trace.c" "$B/libtppformat.a" $(pkg-config --libs liblz4 libcbor 2>/dev/null) -lm &&
+	./mk keys k.tpp && "$TRACEPP" dump --format=json k.tpp >k.json && "$TRACEPP" dump --format=csv k.tpp >k.csv &&
+	"$TRACEPP" export --table=events --format=csv k.tpp >x.csv &&
+	python3 - <<-"PY"
+	import csv, json
+	dj = [json.loads(l) for l in open("k.json")]
+	csd = [e for e in dj if e["type"] == "csd_queue_cpu"]
+	own = [e for e in dj if e["type"] == "own_ts"]
+	assert len(csd) == 3 and len(own) == 3, dj
+	for e in csd:  # cpu is an issue-2 key: the field is field_cpu; func is the field value, sym its name
+	    assert e["cpu"] == 0 and e["field_cpu"] == 1 and e["func"] == 0x401000 and e["sym"] == "outer", e
+	    assert e["ts_ns"] == e["ts"], e
+	for e in own:  # the field ts_ns keeps its name and value; tid is an issue-2 key
+	    assert e["ts_ns"] == 42 + (e["ts"] - 1050) // 100 and e["field_tid"] == 7 and e["tid"] == 100, e
+	dc = list(csv.DictReader(open("k.csv", newline="")))
+	xc = list(csv.DictReader(open("x.csv", newline="")))
+	assert len(dc) == len(xc) == 6, (len(dc), len(xc))
+	for a, b in zip(dc, xc):
+	    assert json.loads(a["fields"]) == json.loads(b["fields"]), (a, b)
+	    assert a["ts_ns"] == b["ts_ns"] and a["tid"] == b["tid"], (a, b)
+	assert json.loads(dc[0]["fields"]) == {"cpu": 1, "callsite": 0xffffffff81000000, "func": 0x401000, "csd": 0xffff888000001000}
+	assert dc[0]["func"] == "outer" and json.loads(dc[1]["fields"]) == {"ts_ns": 42, "tid": 7}
+	print("ok", len(dj), "events")
+	PY
+'
 test_done

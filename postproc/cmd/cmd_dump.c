@@ -23,7 +23,8 @@ struct tinfo {
 	int ready, selected;
 	size_t namelen;
 	uint8_t is_addr[TPP_MAX_FIELDS]; /* symbolize this field; 2: a probe's own function */
-	uint8_t clash[TPP_MAX_FIELDS];   /* JSON key would repeat a common key */
+	uint8_t clash[TPP_MAX_FIELDS];   /* JSON key would repeat one of issue 2's keys */
+	uint8_t own_ts_ns, own_func;     /* the type has a field of that name: no "ts_ns"/"func" beside */
 	uint8_t ff[TPP_MAX_FIELDS];      /* enum ff_kind: how people read it */
 	const struct tpp_pfield *pf[TPP_MAX_FIELDS]; /* else the kernel's flag/symbol table */
 	char jkey[TPP_MAX_FIELDS][TPP_NAME_MAX + 8];
@@ -74,7 +75,11 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types, 
 			p += n + (p[n] == ',');
 		}
 	}
-	static const char *const common[] = {"ts", "ts_ns", "cpu", "tid", "type", "task", "sym", "func"};
+	/* issue 2's keys: a field so named is written field_NAME. ts_ns and
+	 * func came later: a type's own field of that name keeps its name (the
+	 * fields by name came first) and the line does without the other. */
+	static const char *const common[] = {"ts", "cpu", "tid", "type", "task", "sym"};
+	ti->own_ts_ns = ti->own_func = 0;
 	ff_call_fields(&ti->sc, arch, t);
 	for (unsigned i = 0; i < t->nfields; i++) {
 		ti->is_addr[i] = t->fields[i].type == TPP_F_U64 && is_addr_field(t->fields[i].name);
@@ -96,6 +101,9 @@ static void prep(struct tinfo *ti, const struct tpp_type *t, const char *types, 
 		int clash = 0;
 		for (size_t k = 0; k < sizeof(common) / sizeof(common[0]); k++)
 			clash |= !strcmp(t->fields[i].name, common[k]);
+		ti->clash[i] = (uint8_t)clash;
+		ti->own_ts_ns |= !strcmp(t->fields[i].name, "ts_ns");
+		ti->own_func |= !strcmp(t->fields[i].name, "func");
 		/* the JSON key, escaped (esc.h) and cut to what fits at a whole
 		 * character, so it stays a valid string */
 		char *j = ti->jkey[i];
@@ -350,10 +358,19 @@ static void json_fields(struct dump *d, const struct tpp_event *ev, const struct
 	struct ofast *o = d->o;
 	for (unsigned i = 0; i < ev->nvals; i++) {
 		const struct tpp_field_def *fd = &ev->t->fields[i];
-		size_t kl = strlen(t->jkey[i]);
+		/* CSV's fields cell is the event's own object: no common key to
+		 * clash with, the name as it is (as export --table events) */
+		const char *key = t->jkey[i];
+		size_t kl = strlen(key);
+		if (csv && t->clash[i]) {
+			key += 7; /* past '"field_' */
+			kl -= 7;
+		}
 		if (!first || i)
 			of_mem(o, ", ", 2);
-		jput(o, csv, t->jkey[i], kl);
+		if (key != t->jkey[i])
+			jput(o, csv, "\"", 1);
+		jput(o, csv, key, kl);
 		of_mem(o, ": ", 2);
 		switch (fd->type) {
 		case TPP_F_U64:
@@ -383,7 +400,9 @@ static void json_fields(struct dump *d, const struct tpp_event *ev, const struct
 			rn = ff_call_text(&t->sc, ev, rd, sizeof(rd));
 		if (rn) {
 			of_mem(o, ", ", 2);
-			jput(o, csv, t->jkey[i], kl - 1);
+			if (key != t->jkey[i])
+				jput(o, csv, "\"", 1);
+			jput(o, csv, key, kl - 1);
 			jput(o, csv, "_str\": ", 7);
 			jstr(o, csv, rd, rn);
 		}
@@ -399,8 +418,10 @@ static void json_line(struct dump *d, const struct tpp_event *ev, const struct t
 {
 	struct ofast *o = d->o;
 	json_ts(d, ev->ts);
-	of_mem(o, ", \"ts_ns\": ", 11);
-	of_u64(o, ev->ts);
+	if (!t->own_ts_ns) {
+		of_mem(o, ", \"ts_ns\": ", 11);
+		of_u64(o, ev->ts);
+	}
 	of_mem(o, ", \"cpu\": ", 9);
 	of_i64(o, ev->cpu);
 	of_mem(o, ", \"tid\": ", 9);
@@ -419,8 +440,10 @@ static void json_line(struct dump *d, const struct tpp_event *ev, const struct t
 		size_t n = strlen(sym);
 		of_mem(o, ", \"sym\": ", 9);
 		of_json_str(o, sym, n);
-		of_mem(o, ", \"func\": ", 10);
-		of_json_str(o, sym, n);
+		if (!t->own_func) {
+			of_mem(o, ", \"func\": ", 10);
+			of_json_str(o, sym, n);
+		}
 	}
 	if (sl) {
 		of_mem(o, ", \"srcline\": ", 13);

@@ -31,13 +31,16 @@
  *           switch-out missing), out at 2000, reporting nothing; 103 woken
  *           at 6000, in at 6100, reports 900 at 7000.
  *  clock-ts the same without the runtime reports.
+ *  keys     kernel events whose own fields are named like the keys dump
+ *           writes around them: csd_queue_cpu (cpu, callsite, func, csd, as
+ *           the kernel's) and own_ts (ts_ns, tid), 3 of each on CPU 0.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tpp_format.h"
 
-enum { T_ENTRY = 1, T_EXIT, T_SWITCH, T_WAKEUP, T_RUNTIME };
+enum { T_ENTRY = 1, T_EXIT, T_SWITCH, T_WAKEUP, T_RUNTIME, T_CSD, T_OWNTS };
 static struct tpp_writer *w;
 
 static void die(const char *what)
@@ -137,6 +140,14 @@ int main(int argc, char **argv)
 	if (tpp_w_add_type(w, &t1) < 0 || tpp_w_add_type(w, &t2) < 0 || tpp_w_add_type(w, &t3) < 0 ||
 	    tpp_w_add_type(w, &t4) < 0 || (!no_runtime && tpp_w_add_type(w, &t5) < 0))
 		die("types");
+	static const struct tpp_field_def csdf[] = {
+		{"cpu", TPP_F_S64}, {"callsite", TPP_F_U64}, {"func", TPP_F_U64}, {"csd", TPP_F_U64}};
+	static const struct tpp_field_def otf[] = {{"ts_ns", TPP_F_U64}, {"tid", TPP_F_S64}};
+	struct tpp_type_def t6 = {T_CSD, "csd_queue_cpu", "csd", 4, csdf};
+	struct tpp_type_def t7 = {T_OWNTS, "own_ts", "test", 2, otf};
+	int keys = !strcmp(argv[1], "keys");
+	if (keys && (tpp_w_add_type(w, &t6) < 0 || tpp_w_add_type(w, &t7) < 0))
+		die("types");
 	if (tpp_w_stream(w, 0, TPP_S_CPU, 0, -1, -1) < 0 || tpp_w_stream(w, 1, TPP_S_CPU, 1, -1, -1) < 0 ||
 	    tpp_w_stream(w, 10, TPP_S_THREAD, -1, 100, 100) < 0 ||
 	    tpp_w_stream(w, 11, TPP_S_THREAD, -1, 100, 101) < 0)
@@ -163,6 +174,14 @@ int main(int argc, char **argv)
 		}
 		for (int i = 0; i < 150; i++)
 			sw(i % 2, 1000000 + i * 700, 100 + i % 2, 101 - i % 2);
+	} else if (keys) {
+		for (int i = 0; i < 3; i++) {
+			union tpp_val c[4] = {{.i = 1}, {.u = 0xffffffff81000000ull + (uint64_t)i}, {.u = A("outer")}, {.u = 0xffff888000001000ull}};
+			union tpp_val t[2] = {{.u = 42 + (uint64_t)i}, {.i = 7}};
+			if (tpp_w_event(w, 0, T_CSD, 1000 + (uint64_t)i * 100, 100, c) < 0 ||
+			    tpp_w_event(w, 0, T_OWNTS, 1050 + (uint64_t)i * 100, 100, t) < 0)
+				die("keys event");
+		}
 	} else if (!strcmp(argv[1], "broken")) {
 		ev(10, T_ENTRY, 1000, 100, A("lost"));
 		ev(10, T_ENTRY, 2000, 100, A("ok"));
