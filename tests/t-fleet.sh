@@ -111,6 +111,15 @@ test_expect 'loading the same recordings again adds no row: each is skipped by i
 	cat err && [ "$(grep -c "already holds its rows" err)" = 4 ] && [ "$(q "SELECT count() FROM calls")" = "$before" ]
 '
 
+test_expect 'a table of other columns than the export refuses the load whole: one error naming the column, no row' '
+	read -r P1 P2 H1 H2 <"$_scratch/p" &&
+	"$B/bench/tpp-gen" -o new.tpp -n 2000 --mix func --threads 1 --seed 11 >/dev/null 2>&1 &&
+	q "ALTER TABLE calls DROP COLUMN wall_err_ns" &&
+	before=$(q "SELECT count() FROM calls") &&
+	! FLEET_CURLRC=$CH/curlrc TRACEPP=$TRACEPP "$TOP/fleet/load.sh" calls "$H1" new.tpp >err 2>&1 &&
+	cat err && grep -q "wall_err_ns" err && [ "$(q "SELECT count() FROM calls")" = "$before" ]
+'
+
 test_expect 'the cluster stops: both servers gone, their ports closed' '
 	pids="$(cat "$CH"/s1/pid "$CH"/s2/pid)" && "$TOP/fleet/cluster.sh" stop "$CH" &&
 	for p in $pids; do ! kill -0 $p 2>/dev/null || exit 1; done &&

@@ -42,15 +42,19 @@ test_expect 'sched, io, net, latency, callgraph --by-host: each host'\''s rows a
 test_expect 'merged sched: one row per comm, the tasks of that name in every file added, in on-CPU order' '
 	files && "$TRACEPP" sched --format=csv a.tpp b.tpp c.tpp >m.csv 2>/dev/null &&
 	for f in a b c; do "$TRACEPP" sched --format=csv $f.tpp >$f.csv 2>/dev/null || return 1; done &&
+	"$TRACEPP" sched --format=json "$TOP/samples/traces/demo.tpp" a.tpp >d.json 2>/dev/null &&
+	"$TRACEPP" sched --format=json "$TOP/samples/traces/demo.tpp" >d1.json 2>/dev/null &&
 	python3 - <<-"PY"
 	import csv, collections
 	m = {r["comm"]: r for r in csv.DictReader(open("m.csv"))}
 	want = collections.defaultdict(lambda: collections.Counter())
 	wmax = collections.Counter()
+	ids = collections.defaultdict(list)
 	for f in "abc":
 	    for r in csv.DictReader(open(f + ".csv")):
 	        w = want[r["comm"]]
 	        w["tasks"] += 1
+	        ids[r["comm"]].append((r["tid"], r["pid"]))
 	        for k in ("oncpu_ns", "switches", "voluntary", "involuntary", "runq_wait_ns", "wakeups", "offcpu_ns"):
 	            w[k] += int(r[k])
 	        wmax[r["comm"]] = max(wmax[r["comm"]], int(r["wakeup_max_ns"]))
@@ -59,6 +63,18 @@ test_expect 'merged sched: one row per comm, the tasks of that name in every fil
 	    for k, v in w.items():
 	        assert int(m[comm][k]) == v, (comm, k, m[comm][k], v)
 	    assert int(m[comm]["wakeup_max_ns"]) == wmax[comm]
+	    # issue 5 keys stay: the one task tid and pid, -1 for a name of several
+	    one = ids[comm][0] if len(ids[comm]) == 1 else ("-1", "-1")
+	    assert (m[comm]["tid"], m[comm]["pid"]) == one, (comm, m[comm]["tid"], m[comm]["pid"], ids[comm])
+	assert any(len(v) > 1 for v in ids.values()), ids
+	# names of one task (a recording beside a generated file): its own tid and pid
+	import json
+	one = [r for r in json.load(open("d.json")) if r["tasks"] == 1]
+	alone = {r["tid"]: r for r in json.load(open("d1.json"))}
+	assert len(one) >= 5, one
+	for r in one:
+	    t = alone[r["tid"]]
+	    assert (r["comm"], r["pid"], r["oncpu_ns"]) == (t["comm"], t["pid"], t["oncpu_ns"]), (r, t)
 	on = [int(r["oncpu_ns"]) for r in csv.DictReader(open("m.csv"))]
 	assert on == sorted(on, reverse=True), "not in on-CPU order"
 	PY

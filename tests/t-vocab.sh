@@ -112,8 +112,8 @@ test_expect 'an event'\''s own field named like a key: issue 2'\''s keys rename 
 	import csv, json
 	dj = [json.loads(l) for l in open("k.json")]
 	csd = [e for e in dj if e["type"] == "csd_queue_cpu"]
-	own = [e for e in dj if e["type"] == "own_ts"]
-	assert len(csd) == 3 and len(own) == 3, dj
+	own = [e for e in dj if e["type"] == "own_ts" and e["tid"] == 100]
+	assert len(csd) == 3 and len(own) == 3 and len(dj) == 7, dj
 	for e in csd:  # cpu is an issue-2 key: the field is field_cpu; func is the field value, sym its name
 	    assert e["cpu"] == 0 and e["field_cpu"] == 1 and e["func"] == 0x401000 and e["sym"] == "outer", e
 	    assert e["ts_ns"] == e["ts"], e
@@ -121,12 +121,15 @@ test_expect 'an event'\''s own field named like a key: issue 2'\''s keys rename 
 	    assert e["ts_ns"] == 42 + (e["ts"] - 1050) // 100 and e["field_tid"] == 7 and e["tid"] == 100, e
 	dc = list(csv.DictReader(open("k.csv", newline="")))
 	xc = list(csv.DictReader(open("x.csv", newline="")))
-	assert len(dc) == len(xc) == 6, (len(dc), len(xc))
+	assert len(dc) == len(xc) == 7, (len(dc), len(xc))
 	for a, b in zip(dc, xc):
 	    assert json.loads(a["fields"]) == json.loads(b["fields"]), (a, b)
 	    assert a["ts_ns"] == b["ts_ns"] and a["tid"] == b["tid"], (a, b)
+	    # a process the file does not know: never the tid (issues 13, 21); dump CSV empty, export -1
+	    assert (a["pid"], b["pid"]) == (("100", "100") if a["tid"] == "100" else ("", "-1")), (a, b)
 	assert json.loads(dc[0]["fields"]) == {"cpu": 1, "callsite": 0xffffffff81000000, "func": 0x401000, "csd": 0xffff888000001000}
 	assert dc[0]["func"] == "outer" and json.loads(dc[1]["fields"]) == {"ts_ns": 42, "tid": 7}
+	assert dc[6]["tid"] == "300"
 	print("ok", len(dj), "events")
 	PY
 '

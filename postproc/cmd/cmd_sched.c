@@ -82,13 +82,17 @@ static const struct tbl_col cols[] = {
 
 /* Merged across files: per task name (see sched_done). */
 struct mtask {
+	int32_t tid, pid; /* the first task's: its row's when it is the only one */
 	uint64_t tasks, oncpu, switches, vol, invol, migr, runq, wakeups, wl_n, wl_sum, wl_max, offcpu, inferred;
 	unsigned partial;
 };
 
-static void merge_task(struct mtask *m, const struct an_task *k)
+static void merge_task(struct mtask *m, const struct an_task *k, int32_t pid)
 {
-	m->tasks++;
+	if (!m->tasks++) {
+		m->tid = k->tid;
+		m->pid = pid;
+	}
 	m->oncpu += k->oncpu_ns;
 	m->switches += k->switches;
 	m->vol += k->voluntary;
@@ -171,15 +175,24 @@ static int by_mkey(const void *a, const char *ka, const void *b, const char *kb)
 }
 
 /* After the last file: one row per task name, the columns of one file's
- * with comm and the number of tasks in place of tid, pid and comm. 0 or 1. */
+ * with comm and the number of tasks in front. JSON and CSV keep issue 5's
+ * tid and pid (its rows are per task): the task's when the name has one
+ * task in all the files, else -1 (as a pid the file does not know). 0 or 1. */
 static int sched_done(struct acli *c, void *ctx)
 {
 	const struct amerge *m = &((struct sched_ctx *)ctx)->merged;
-	const size_t nc = sizeof(cols) / sizeof(cols[0]) - 1;
-	struct tbl_col mcols[sizeof(cols) / sizeof(cols[0]) - 1];
-	mcols[0] = cols[2];
-	mcols[1] = (struct tbl_col){"tasks", NULL, TBL_INT};
-	memcpy(mcols + 2, cols + 3, (nc - 2) * sizeof(*mcols));
+	const size_t ncols = sizeof(cols) / sizeof(cols[0]);
+	struct tbl_col mcols[sizeof(cols) / sizeof(cols[0]) + 1];
+	int ids_too = c->fmt != TBL_TEXT; /* a text table of names reads without them */
+	size_t nc = 0;
+	if (ids_too) {
+		mcols[nc++] = cols[0];
+		mcols[nc++] = cols[1];
+	}
+	mcols[nc++] = cols[2];
+	mcols[nc++] = (struct tbl_col){"tasks", NULL, TBL_INT};
+	memcpy(mcols + nc, cols + 3, (ncols - 3) * sizeof(*mcols));
+	nc += ncols - 3;
 	uint32_t *ids = amerge_sorted(m, by_mkey);
 	struct table *t = ids ? tbl_open(stdout, c->fmt, mcols, nc) : NULL;
 	if (!t) {
@@ -189,7 +202,9 @@ static int sched_done(struct acli *c, void *ctx)
 	int rc = 0;
 	for (size_t i = 0; !rc && i < m->n; i++) {
 		const struct mtask *k = amerge_at(m, ids[i]);
-		struct tbl_cell v[] = {
+		struct tbl_cell all[] = {
+			{.i = k->tasks == 1 ? k->tid : -1},
+			{.i = k->tasks == 1 ? k->pid : -1},
 			{.s = m->keys[ids[i]]},
 			{.i = (int64_t)k->tasks},
 			{.i = (int64_t)k->oncpu},
@@ -205,7 +220,7 @@ static int sched_done(struct acli *c, void *ctx)
 			{.i = (int64_t)k->inferred},
 			{.s = partial_name(k->partial)},
 		};
-		rc = tbl_row(t, v);
+		rc = tbl_row(t, all + (ids_too ? 0 : 2));
 	}
 	free(ids);
 	return tbl_close(t) || rc ? 1 : 0;
@@ -252,7 +267,7 @@ static int sched_file(struct acli *c, void *ctx)
 			const char *key = comm ? comm : "";
 			struct mtask *e = amerge_get(merged, key, strlen(key), &made);
 			if (e)
-				merge_task(e, k);
+				merge_task(e, k, tpp_names_pid(c->names, k->tid));
 			failed = !e;
 			continue;
 		}

@@ -139,8 +139,10 @@ static int32_t pid_of(const struct xt *x, int32_t tid, int32_t known)
 {
 	if (known > 0)
 		return known;
-	int32_t p = tid > 0 ? tpp_names_pid(x->names, tid) : 0;
-	return p > 0 ? p : tid;
+	if (tid == 0)
+		return 0; /* the idle task */
+	int32_t p = tid > 0 ? tpp_names_pid(x->names, tid) : -1;
+	return p > 0 ? p : -1; /* a process the file does not know: never its tid (issues 13, 21) */
 }
 
 /* ---------------------------------------------------------------- events */

@@ -33,7 +33,8 @@
  *  clock-ts the same without the runtime reports.
  *  keys     kernel events whose own fields are named like the keys dump
  *           writes around them: csd_queue_cpu (cpu, callsite, func, csd, as
- *           the kernel's) and own_ts (ts_ns, tid), 3 of each on CPU 0.
+ *           the kernel's) and own_ts (ts_ns, tid), 3 of each on CPU 0, and
+ *           an own_ts of tid 300, a task whose process the file lacks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +183,9 @@ int main(int argc, char **argv)
 			    tpp_w_event(w, 0, T_OWNTS, 1050 + (uint64_t)i * 100, 100, t) < 0)
 				die("keys event");
 		}
+		union tpp_val t[2] = {{.u = 99}, {.i = 7}};
+		if (tpp_w_event(w, 0, T_OWNTS, 2000, 300, t) < 0) /* a task of no known process */
+			die("keys event");
 	} else if (!strcmp(argv[1], "broken")) {
 		ev(10, T_ENTRY, 1000, 100, A("lost"));
 		ev(10, T_ENTRY, 2000, 100, A("ok"));
