@@ -14,6 +14,9 @@
 #define PF_ENTRIES 1024  /* {value, "NAME"} pairs of one table */
 #define PF_NAME 128      /* bytes of a name, with its NUL */
 #define PF_POOL (64u << 10)
+#define PF_CALLS 32      /* __print_ calls looked at per format: the kernel's most is 10
+			  * (ext4_fc_stats); each may scan to the text's end, so this
+			  * keeps a hostile text's cost linear in its length */
 
 struct cur {
 	const char *p, *end;
@@ -65,6 +68,10 @@ static int str_lit(struct cur *c, char *out, size_t cap)
 				ch = *c->p++;
 				ch = ch == 'n' ? '\n' : ch == 't' ? '\t' : ch;
 			}
+			/* printable ASCII only: names go to terminals as they are,
+			 * and the kernel's are all plain words */
+			if (ch < 0x20 || ch > 0x7e)
+				return -1;
 			if (n + 1 >= cap)
 				return -1;
 			out[n++] = ch;
@@ -433,7 +440,8 @@ int tpp_pfmt_parse(const struct tpp_type *t, const char *fmt, size_t len, struct
 	struct tpp_pfmt *pf = NULL;
 	struct cur c = {fmt, fmt + len, 0, 0};
 	const char *prev = NULL; /* the last character before the identifier */
-	while (c.p < c.end) {
+	int calls = 0;
+	while (c.p < c.end && calls < PF_CALLS) {
 		char ch = *c.p;
 		if (ch == '"') {
 			skip_str(&c);
@@ -456,6 +464,7 @@ int tpp_pfmt_parse(const struct tpp_type *t, const char *fmt, size_t len, struct
 		prev = c.p - 1;
 		if ((!flags && !sym) || !eat(&c, '('))
 			continue;
+		calls++;
 		struct cur call = c;
 		call.bad = call.depth = 0;
 		int fi = -1;

@@ -212,6 +212,38 @@ static void hostile(void)
 	p = parse(&si_t, s, n);
 	CHECK(!p || !p->f[0], "a name of 500 bytes drops the table");
 	tpp_pfmt_free(p);
+	/* names that would reach a terminal as control sequences: the table goes */
+	static const char *const esc[] = {
+		"__print_symbolic(REC->vec, { 1, \"HI\x1b]0;pwned\x07\" })",
+		"__print_symbolic(REC->vec, { 1, \"T\rIMER\" })",
+		"__print_symbolic(REC->vec, { 1, \"A\\nB\" })",
+		"__print_symbolic(REC->vec, { 1, \"\x9b" "31m\" })",
+		"(REC->vec) ? __print_flags(REC->vec, \"\x1b[2J\", { 1, \"A\" }) : \"none\"",
+	};
+	for (size_t i = 0; i < sizeof(esc) / sizeof(esc[0]); i++) {
+		p = parse(&si_t, esc[i], strlen(esc[i]));
+		CHECK(!p || !p->f[0], "control bytes in a name or delimiter drop the table (%zu)", i);
+		tpp_pfmt_free(p);
+	}
+	static const char zesc[] = "(REC->vec) ? __print_flags(REC->vec, \"|\", { 1, \"A\" }) : \"\x1b[31m\"";
+	p = parse(&si_t, zesc, strlen(zesc));
+	CHECK(p && p->f[0] && !p->f[0]->zero, "a zero text with control bytes is not kept");
+	tpp_pfmt_free(p);
+	/* unclosed calls, one after another: at most PF_CALLS are looked at,
+	 * so the work stays linear in the text (each may scan to its end) */
+	n = 0;
+	while (n + 40 < big)
+		n += (size_t)sprintf(s + n, "__print_flags(REC->vec ");
+	p = parse(&si_t, s, n);
+	CHECK(!p || !p->f[0], "unclosed calls take nothing");
+	tpp_pfmt_free(p);
+	n = 0;
+	for (int i = 0; i < 40; i++)
+		n += (size_t)sprintf(s + n, "__print_flags(REC->nope, \"|\", { 1, \"X\" }) ");
+	n += (size_t)sprintf(s + n, "%s", softirq_pf);
+	p = parse(&si_t, s, n);
+	CHECK(!p || !p->f[0], "a table past the first 32 calls is not looked for");
+	tpp_pfmt_free(p);
 	/* text over TPP_PFMT_MAX is not read */
 	memset(s, ' ', big);
 	memcpy(s, softirq_pf, strlen(softirq_pf));
