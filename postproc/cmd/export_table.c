@@ -571,12 +571,12 @@ static int one_file(struct xt *x, const char *path)
 	an_net_init(&x->net);
 	const char *t = x->t->name;
 	if (!strcmp(t, "events")) {
-		rc = an_run(x->r, &f, 0, ev_row, x, &st);
+		rc = an_run(x->r, &f, 1, ev_row, x, &st);
 	} else if (!strcmp(t, "calls")) {
 		if ((rc = an_syms_open(&x->syms, x->names)) ||
 		    (rc = an_pair_open(&x->pair, x->ty, x->syms, x->names, &pair_ops, x)))
 			goto fail;
-		if (!(rc = an_run(x->r, &f, 0, call_feed, x, &st)))
+		if (!(rc = an_run(x->r, &f, 1, call_feed, x, &st)))
 			an_pair_finish(x->pair);
 	} else if (!strcmp(t, "sched") || !strcmp(t, "tasks")) {
 		if (t[0] == 's') {
@@ -591,7 +591,7 @@ static int one_file(struct xt *x, const char *path)
 			goto fail;
 		}
 		an_want_sched(x->ty, want, 1);
-		rc = an_run(x->r, &f, 0, sched_feed, x, &st);
+		rc = an_run(x->r, &f, 1, sched_feed, x, &st);
 		free(want);
 		/* as tracepp sched: what still runs is charged up to the window's end */
 		uint64_t end = f.to_ts && f.to_ts < st.last_ts ? f.to_ts : st.last_ts;
@@ -600,12 +600,12 @@ static int one_file(struct xt *x, const char *path)
 	} else if (!strcmp(t, "io")) {
 		x->io.on_req = on_req;
 		x->io.cb_ctx = x;
-		rc = an_run(x->r, &f, 0, io_feed, x, &st);
+		rc = an_run(x->r, &f, 1, io_feed, x, &st);
 	} else if (!strcmp(t, "conns")) {
-		if (!(rc = an_run(x->r, &f, 0, conn_feed, x, &st)))
+		if (!(rc = an_run(x->r, &f, 1, conn_feed, x, &st)))
 			conn_rows(x, &x->net);
 	} else {
-		rc = an_run(x->r, &f, 0, net_feed, x, &st);
+		rc = an_run(x->r, &f, 1, net_feed, x, &st);
 	}
 	if (rc)
 		goto fail;
