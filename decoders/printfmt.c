@@ -153,7 +153,7 @@ static int cast_ahead(struct cur *c, unsigned *bits, int *sgn)
 		*bits = 16, *sgn = !uns;
 	else if (strstr(ty, "long"))
 		*bits = 64, *sgn = !uns;
-	else if (strstr(ty, "int") && !strstr(ty, "_t"))
+	else if ((strstr(ty, "int") && !strstr(ty, "_t")) || !strcmp(ty, "unsigned") || !strcmp(ty, "signed"))
 		*bits = 32, *sgn = !uns;
 	else if (ty[0] == 'u' || ty[0] == 's' || !strncmp(ty, "__u", 3) || !strncmp(ty, "__s", 3)) {
 		const char *d = ty + (ty[0] == '_' ? 3 : 1);

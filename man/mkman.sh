@@ -42,7 +42,10 @@ page() {
 		elif [ "$tool" = tracepp ]; then
 			echo "0 with a result (also from a damaged file: what its intact chunks hold, and one"
 			echo "warning line); 1 no result (the file cannot be read, or the output cannot be"
-			echo "written); 2 a usage error."
+			echo "written); 2 a usage error. Filters that pass no event (--tid, --comm, --func, --type,"
+			echo "--where, --time-range) are no error, as with perf script and uftrace replay: one"
+			echo "line on stderr, \"tracepp COMMAND: no event of FILE passes --FILTER=VALUE ...\", and"
+			echo "exit 0 with what the command prints for nothing."
 		else
 			echo "0 when the recording was written; 1 an error (one line names it; what was"
 			echo "recorded before it is kept); 2 a usage error."

@@ -55,7 +55,8 @@ static void usage(FILE *f)
 		   "\nFILE must be a regular file (a FIFO or a device is refused: traces are read\n"
 		   "by seeking). Exit status: 0 with a result, also from a damaged file (what its\n"
 		   "intact chunks hold, and one warning line); 1 no result (the file cannot be\n"
-		   "read, or the output cannot be written); 2 a usage error.\n\n%s",
+		   "read, or the output cannot be written); 2 a usage error. Filters that pass no\n"
+		   "event are no error: one line says so (\"no event of FILE passes --tid=...\"), exit 0.\n\n%s",
 		cli_front_help);
 }
 

@@ -258,7 +258,7 @@ test_expect 'with --tid, --comm, --where: events are dump'"'"'s with the same fi
 	assert sorted(r["tid"] for r in csv.DictReader(open("t.csv"))) == sorted(sched)
 	PY
 	! $TRACEPP export --table=io --tid=1 $MIX 2>e && grep -q "io table has no task" e &&
-	$TRACEPP export --table=events --comm=no_such_task $MIX 2>e >/dev/null && grep -q "no task matches --comm=no_such_task" e
+	$TRACEPP export --table=events --comm=no_such_task $MIX 2>e >/dev/null && grep -q "no event of .* passes --comm=no_such_task$" e
 '
 
 test_expect 'wall_err_ns: the file'"'"'s clock error at each row, within what info says of the file; -1 for a file without clock samples' '

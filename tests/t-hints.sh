@@ -10,18 +10,18 @@ one_line() { [ "$(wc -l <"$1")" = 1 ] || { cat "$1"; return 1; }; }
 
 test_expect 'latency --func matching no function: one line naming the pattern, exit 0' '
 	"$TRACEPP" latency --func="zzz*" "$TRACE" >out 2>err; st=$?; cat err; [ $st = 0 ] &&
-	grep -q "^tracepp latency: no function matches --func=.zzz\*. in " err &&
-	"$TRACEPP" latency --func="lea*" "$TRACE" >out 2>err && ! grep -q "no function matches" err
+	grep -q "^tracepp latency: no event of .* passes --func=zzz\*$" err &&
+	"$TRACEPP" latency --func="lea*" "$TRACE" >out 2>err && ! grep -q "no event of" err
 '
 
 test_expect 'replay --comm and sched --tid matching no task: one line naming the filter, exit 0' '
 	"$TRACEPP" replay --comm=nosuch "$TRACE" >out 2>err; st=$?; cat err; [ $st = 0 ] &&
-	grep -q "^tracepp replay: no task matches --comm=nosuch in " err &&
+	grep -q "^tracepp replay: no event of .* passes --comm=nosuch$" err &&
 	"$TRACEPP" sched --tid=999999 "$TRACE" >out 2>err; st=$?; cat err; [ $st = 0 ] &&
-	grep -q "^tracepp sched: no task matches --tid=999999 in " err &&
+	grep -q "^tracepp sched: no event of .* passes --tid=999999$" err &&
 	"$TRACEPP" callgraph --comm=nosuch "$TRACE" >out 2>err; st=$?; cat err; [ $st = 0 ] &&
-	grep -q "^tracepp callgraph: no task matches --comm=nosuch in " err &&
-	"$TRACEPP" replay --comm=s-threads-fi "$TRACE" >out 2>err && ! grep -q "no task matches" err
+	grep -q "^tracepp callgraph: no event of .* passes --comm=nosuch$" err &&
+	"$TRACEPP" replay --comm=s-threads-fi "$TRACE" >out 2>err && ! grep -q "no event of" err
 '
 
 if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing/instances ] && [ -x "$TRACEREC" ]; then

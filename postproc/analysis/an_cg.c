@@ -174,7 +174,7 @@ static int wanted(const struct cg_run *r, int32_t tid)
 	}
 	if (f->comm) {
 		const char *c = r->names ? tpp_names_comm(r->names, tid) : NULL;
-		if (!c || strcmp(c, f->comm))
+		if (!c || !an_comm_match(f->comm, c))
 			return 0;
 	}
 	return 1;

@@ -8,6 +8,7 @@
 #define TPP_AN_RUN_H
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 #include "tpp_decode.h"
 
 struct an_run_stats {
@@ -21,7 +22,7 @@ struct an_filter {
 	uint64_t from_ts, to_ts; /* 0/0 = all */
 	const int32_t *tids;     /* NULL = all */
 	size_t ntids;
-	const char *comm;        /* NULL = all */
+	const char *comm;        /* task names, comma-separated ("a,b"); NULL = all */
 	const uint32_t *want;    /* fields to decode per type, NULL = all */
 	/* an_run_cols: tpp_scan_opts.prep */
 	void (*prep)(void *ctx, struct tpp_slice *sl, void *state);
@@ -33,6 +34,20 @@ struct an_filter {
 	void *keep_ctx;
 	const uint32_t *keep_want;
 };
+
+/* 1 if comm is one of the comma-separated names of list (--comm=a,b). */
+static inline int an_comm_match(const char *list, const char *comm)
+{
+	size_t n = strlen(comm);
+	for (const char *p = list;;) {
+		size_t k = strcspn(p, ",");
+		if (k == n && !memcmp(p, comm, n))
+			return 1;
+		if (!p[k])
+			return 0;
+		p += k + 1;
+	}
+}
 
 /* Calls fn for every event of r in time order within f's time range (f may
  * be NULL), with a progress line on stderr when it is a terminal and

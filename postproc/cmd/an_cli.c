@@ -110,7 +110,10 @@ int acli_opt(struct acli *c, int opt, const char *arg)
 /* --where, asked event by event by an_run */
 static int keep(void *ctx, const struct tpp_event *ev)
 {
-	return tps_filter_match(ctx, ev);
+	struct acli *c = ctx;
+	int k = tps_filter_match(c->where_f, ev);
+	c->where_hits += (unsigned)k;
+	return k;
 }
 
 int acli_where_open(struct acli *c)
@@ -131,7 +134,7 @@ int acli_where_open(struct acli *c)
 	}
 	tps_filter_want(c->where_f, c->where_want);
 	c->f.keep = keep;
-	c->f.keep_ctx = c->where_f;
+	c->f.keep_ctx = c;
 	c->f.keep_want = c->where_want;
 	return 0;
 }
@@ -155,7 +158,7 @@ static int open_one(struct acli *c, int i)
 	c->fi = i;
 	c->path = c->files[i];
 	c->f.from_ts = c->f.to_ts = 0;
-	c->task_asks = c->task_hits = 0;
+	c->task_asks = c->task_hits = c->where_hits = 0;
 	c->inferred = -1;
 	if (!(c->r = cli_open(c->cmd, c->path)))
 		return 1;
@@ -228,15 +231,31 @@ int acli_fail(const struct acli *c, int err, const struct an_run_stats *st)
 	return 1;
 }
 
+/* Says when the filters passed no event: the task filter is asked after
+ * the others (so a task that passed passed them all), --where after the
+ * time range; st NULL: the task filter alone (plot). */
+static void report_none(const struct acli *c, const struct an_run_stats *st)
+{
+	int none = c->f.tids || c->f.comm ? c->task_asks && !c->task_hits
+		   : !st		    ? 0
+		   : c->where		    ? !c->where_hits
+					    : c->range && !st->events;
+	if (!none)
+		return;
+	char tids[96] = "", fl[512] = "";
+	for (size_t i = 0, l = 0; c->f.tids && i < c->f.ntids && l < sizeof(tids) - 16; i++)
+		l += (size_t)snprintf(tids + l, sizeof(tids) - l, "%s%d", i ? "," : "", (int)c->f.tids[i]);
+	const char *const name[] = {"tid", "comm", "where", "time-range"};
+	const char *const val[] = {c->f.tids ? tids : NULL, c->f.comm, st ? c->where : NULL, st ? c->range : NULL};
+	for (size_t i = 0; i < 4; i++)
+		if (val[i])
+			cli_filter_add(fl, sizeof(fl), name[i], val[i]);
+	cli_no_match(c->cmd, c->path, fl);
+}
+
 void acli_report_tasks(const struct acli *c)
 {
-	if ((c->f.tids || c->f.comm) && c->task_asks && !c->task_hits) {
-		char tids[96] = "";
-		for (size_t i = 0, l = 0; c->f.tids && i < c->f.ntids && l < sizeof(tids) - 16; i++)
-			l += (size_t)snprintf(tids + l, sizeof(tids) - l, "%s%d", i ? "," : "", (int)c->f.tids[i]);
-		fprintf(stderr, "tracepp %s: no task matches%s%s%s%s in %s\n", c->cmd, c->f.tids ? " --tid=" : "",
-			tids, c->f.comm ? " --comm=" : "", c->f.comm ? c->f.comm : "", c->path);
-	}
+	report_none(c, NULL);
 }
 
 void acli_report_run(const struct acli *c, const struct an_run_stats *st)
@@ -245,7 +264,7 @@ void acli_report_run(const struct acli *c, const struct an_run_stats *st)
 	 * never reach the iterator; count both. */
 	uint64_t at_open = tpp_r_info(c->r)->damaged_chunks;
 	cli_warn_damaged(c->cmd, st->damaged + at_open, st->damaged ? st->last_error : tpp_r_error(c->r));
-	acli_report_tasks(c);
+	report_none(c, st);
 	/* several files: each line says whose */
 	const char *who = c->m ? c->path : "", *sep = c->m ? ": " : "";
 	/* the words tracepp info uses (losses.h) */
@@ -535,7 +554,7 @@ int acli_task_wanted(struct acli *c, int32_t tid, const char *comm)
 	if (c->f.comm) {
 		if (!comm && c->names)
 			comm = tpp_names_comm(c->names, tid);
-		if (!comm || strcmp(comm, c->f.comm))
+		if (!comm || !an_comm_match(c->f.comm, comm))
 			return 0;
 	}
 	c->task_hits++;

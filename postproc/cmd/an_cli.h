@@ -28,6 +28,7 @@ struct acli {
 	uint64_t t0;       /* first event: replay prints times relative to it */
 	struct an_types *ty; /* the file's event classes, set by acli_start */
 	uint64_t task_asks, task_hits; /* acli_task_wanted's questions, yes answers */
+	uint64_t where_hits; /* events --where passed */
 	void *user;        /* free for the command (its analysis state) */
 	int64_t inferred;  /* switch-ins the analysis inferred, for the closing note; -1: none made */
 	/* Several files (acli_spec.multi_file): one analysis per file in turn
@@ -150,7 +151,8 @@ int acli_where_open(struct acli *c);
 void acli_where_close(struct acli *c);
 /* Prints warnings about what the analysis could not trust: damaged chunks,
  * lost events, unstored events (with c->inferred when set); and that
- * --tid/--comm matched no task (as uftrace and perf: a line, exit 0). */
+ * --tid/--comm/--where/--time-range passed no event (cli_no_match: a line,
+ * exit 0, as uftrace and perf). */
 void acli_report_run(const struct acli *c, const struct an_run_stats *st);
 /* The line of acli_report_run that says --tid/--comm matched no task
  * (for a command that does not use acli_open: plot). */

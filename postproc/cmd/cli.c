@@ -146,3 +146,15 @@ void cli_warn_damaged(const char *cmd, uint64_t n, const char *msg)
 		fprintf(stderr, "tracepp %s: warning: %llu damaged chunk(s) skipped%s%s%s\n", cmd,
 			(unsigned long long)n, msg && *msg ? " (" : "", msg && *msg ? msg : "", msg && *msg ? ")" : "");
 }
+
+void cli_no_match(const char *cmd, const char *path, const char *filters)
+{
+	fprintf(stderr, "tracepp %s: no event of %s passes%s\n", cmd, path, filters);
+}
+
+void cli_filter_add(char *buf, size_t cap, const char *name, const char *val)
+{
+	size_t n = strlen(buf);
+	if (n < cap)
+		snprintf(buf + n, cap - n, " --%s=%s", name, val);
+}

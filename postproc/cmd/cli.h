@@ -29,6 +29,14 @@ int cli_time_range(const char *cmd, const char *arg, const struct tpp_reader *r,
  * skipped (MSG)", MSG naming the file and offset of one damage. Nothing is
  * printed when n is 0. */
 void cli_warn_damaged(const char *cmd, uint64_t n, const char *msg);
+/* The one line for filters that pass no event, the same in every command:
+ * "tracepp CMD: no event of FILE passes --tid=1 --where=EXPR" on stderr. It
+ * is no error (exit 0), as perf script and uftrace replay have it. filters
+ * names the given ones, built with cli_filter_add. */
+void cli_no_match(const char *cmd, const char *path, const char *filters);
+/* Appends " --NAME=VAL" to buf (cap bytes, NUL-terminated), cut to fit. */
+void cli_filter_add(char *buf, size_t cap, const char *name, const char *val);
+
 /* Parses a duration with unit ("10us", "1.5ms", "2s", "500" = ns). -1 on error. */
 int cli_duration(const char *s, uint64_t *ns);
 

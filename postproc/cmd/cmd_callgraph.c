@@ -22,7 +22,7 @@ static const char usage_text[] =
 	"  --root=thread    each thread's stacks under its process and thread, so threads do\n"
 	"                   not merge: comm-pid;tid;main;... (--folded, --tree; default none)\n"
 	"  --sort=total|self|calls|name   row order (default total)\n"
-	"  --format=text|json|csv, --time-range=FROM,TO, --tid=TID, --comm=NAME\n"
+	"  --format=text|json|csv, --time-range=FROM,TO, --tid=TID[,TID], --comm=NAME[,NAME]\n"
 	"Calls without a return (end of trace, longjmp) count up to where they\n"
 	"were left; 'noret' and 'orphans' (returns without entry) say how many.\n"
 	ACLI_MULTI_USAGE

@@ -38,7 +38,8 @@ struct tinfo {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tracepp dump [--sorted] [--format=text|json|csv] [--time-range=FROM,TO] [--type=NAME[,NAME..]]\n"
-		   "                    [--tid=TID] [--where=FILTER] [--srcline] [--clock=mono|wall] FILE\n"
+		   "                    [--tid=TID[,TID]] [--comm=NAME[,NAME]] [--where=FILTER] [--srcline]\n"
+		   "                    [--clock=mono|wall] FILE\n"
 		   "  --where    only events the filter passes, in the kernel's filter syntax (tracerec --filter):\n"
 		   "             'prev_state == 1 && prev_comm ~ \"bash*\"'\n"
 		   "  --srcline  add FILE:LINE of addresses, from local binaries with the recorded build-id\n"
@@ -503,9 +504,40 @@ static void event_line(struct dump *d, int fmt, const struct tpp_event *ev, cons
 
 struct dump_opts {
 	int fmt, sorted, srcline, wall;
-	const char *range, *types, *where;
-	long tid_filter;
+	const char *range, *types, *where, *tid, *comm;
+	size_t ntids;
+	int32_t tids[64];
 };
+
+static int tid_in(const struct dump_opts *a, int32_t tid)
+{
+	for (size_t i = 0; i < a->ntids; i++)
+		if (a->tids[i] == tid)
+			return 1;
+	return 0;
+}
+
+/* --tid=TID[,TID]: 0, or 2 after a usage line */
+static int parse_tids(struct dump_opts *a, const char *arg)
+{
+	a->tid = arg;
+	for (const char *p = arg;;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || (*end && *end != ',') || v < 0 || v > INT32_MAX) {
+			fprintf(stderr, "tracepp dump: --tid: '%s' is not a list of thread ids\n", arg);
+			return 2;
+		}
+		if (a->ntids == sizeof(a->tids) / sizeof(a->tids[0])) {
+			fprintf(stderr, "tracepp dump: --tid: more than %zu threads\n", a->ntids);
+			return 2;
+		}
+		a->tids[a->ntids++] = (int32_t)v;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
 
 /* -1 to go on, else the exit status. */
 static int dump_args(int argc, char **argv, struct dump_opts *a)
@@ -513,7 +545,7 @@ static int dump_args(int argc, char **argv, struct dump_opts *a)
 	static const struct option lo[] = {{"format", 1, 0, 'f'}, {"sorted", 0, 0, 's'}, {"time-range", 1, 0, 'r'},
 					   {"type", 1, 0, 't'},   {"tid", 1, 0, 'T'},    {"help", 0, 0, 'h'},
 					   {"srcline", 0, 0, 'l'}, {"where", 1, 0, 'w'}, {"clock", 1, 0, 'k'},
-					   {0, 0, 0, 0}};
+					   {"comm", 1, 0, 'c'},   {0, 0, 0, 0}};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -525,7 +557,11 @@ static int dump_args(int argc, char **argv, struct dump_opts *a)
 		case 's': a->sorted = 1; break;
 		case 'r': a->range = optarg; break;
 		case 't': a->types = optarg; break;
-		case 'T': a->tid_filter = strtol(optarg, NULL, 10); break;
+		case 'T':
+			if (parse_tids(a, optarg))
+				return 2;
+			break;
+		case 'c': a->comm = optarg; break;
 		case 'l': a->srcline = 1; break;
 		case 'w': a->where = optarg; break;
 		case 'k':
@@ -545,7 +581,7 @@ static int dump_args(int argc, char **argv, struct dump_opts *a)
 
 int cmd_dump(int argc, char **argv)
 {
-	struct dump_opts a = {.fmt = OUT_TEXT, .tid_filter = -1};
+	struct dump_opts a = {.fmt = OUT_TEXT};
 	int rc = dump_args(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
@@ -612,7 +648,7 @@ int cmd_dump(int argc, char **argv)
 		const struct tpp_lost *lx;
 		while ((lx = an_lost_before(&lq, ev->stream, ev->ts)))
 			lost_line(&d, fmt, r, lx);
-		if (!ev->t || (a.tid_filter >= 0 && ev->tid != a.tid_filter))
+		if (!ev->t || (a.ntids && !tid_in(&a, ev->tid)))
 			continue;
 		struct tinfo *t = &ti[ev->type];
 		if (!t->ready)
@@ -625,6 +661,8 @@ int cmd_dump(int argc, char **argv)
 			last_comm = ev->tid >= 0 ? tpp_names_comm(nm, ev->tid) : NULL;
 			last_comm_len = last_comm ? strlen(last_comm) : 0;
 		}
+		if (a.comm && (!last_comm || !an_comm_match(a.comm, last_comm)))
+			continue;
 		d.pid = -1;
 		event_line(&d, fmt, ev, t, last_comm, last_comm_len);
 		shown++;
@@ -642,10 +680,15 @@ int cmd_dump(int argc, char **argv)
 	uint64_t at_open = tpp_r_info(r)->damaged_chunks;
 	cli_warn_damaged("dump", ndamaged + at_open, ndamaged ? damage : tpp_r_error(r));
 	/* as perf script and uftrace replay: no event is no error, but said */
-	if (!shown && !o->err && (a.tid_filter >= 0 || a.types || flt || a.range))
-		fprintf(stderr, "tracepp dump: no event of %s passes%s%s%s%s\n", argv[optind],
-			a.tid_filter >= 0 ? " --tid" : "", a.types ? " --type" : "", flt ? " --where" : "",
-			a.range ? " --time-range" : "");
+	if (!shown && !o->err && (a.ntids || a.comm || a.types || flt || a.range)) {
+		char fl[512] = "";
+		const char *const name[] = {"tid", "comm", "type", "where", "time-range"};
+		const char *const val[] = {a.tid, a.comm, a.types, a.where, a.range};
+		for (size_t i = 0; i < 5; i++)
+			if (val[i])
+				cli_filter_add(fl, sizeof(fl), name[i], val[i]);
+		cli_no_match("dump", argv[optind], fl);
+	}
 	tpp_iter_close(it);
 	tps_filter_free(flt);
 	an_dwarf_close(dw);

@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include "hmap.h"
 #include "an_cli.h"
+#include "cli.h"
 #include "commands.h"
 #include "out_fast.h"
 #include "replay.h"
@@ -59,7 +60,7 @@ static const char usage_text[] =
 	"  --root=thread        folded: each thread's stacks under its process and thread,\n"
 	"                       comm-pid;tid;main;..., so threads do not merge (default none)\n"
 	"  -o, --output=FILE    write FILE (replaced whole when done) instead of stdout\n"
-	"  --tid=TID[,TID]      only these threads     --comm=NAME   only this task name\n"
+	"  --tid=TID[,TID]      only these threads     --comm=NAME[,NAME] only these task names\n"
 	"  --func=F             only what runs under F (chrome: F's subtree; folded: the\n"
 	"                       stacks through F)\n"
 	"  --time-range=FROM,TO only this window (absolute ns, or 1.5s,2s from the start)\n"
@@ -1048,8 +1049,11 @@ int cmd_export(int argc, char **argv)
 		free(tmp);
 		tmp = NULL;
 	}
-	if (x.func && !x.func_seen)
-		fprintf(stderr, "tracepp export: warning: no call of '%s' in %s\n", x.func, c.path);
+	if (x.func && !x.func_seen) {
+		char fl[320] = "";
+		cli_filter_add(fl, sizeof(fl), "func", x.func);
+		cli_no_match("export", c.path, fl);
+	}
 	if (x.fmt == X_CHROME)
 		acli_need(&c, c.ty->has[AN_SWITCH] || x.ps.entries || x.ps.returns, "function or sched_switch");
 	else

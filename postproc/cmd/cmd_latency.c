@@ -8,6 +8,7 @@
 #include <string.h>
 #include "an_cli.h"
 #include "an_merge.h"
+#include "cli.h"
 #include "commands.h"
 #include "an_types.h"
 #include "an_syms.h"
@@ -28,7 +29,7 @@ static const char usage_text[] =
 	"  --net            net_dev_queue -> net_dev_xmit per device\n"
 	"  (default: every kind the file has events for)\n"
 	"  --no-hist        no histograms in text output\n"
-	"  --tid=TID[,TID], --comm=NAME   only these tasks' calls and scheduler delays\n"
+	"  --tid=TID[,TID], --comm=NAME[,NAME] only these tasks' calls and scheduler delays\n"
 	"  --format=text|json|csv, --time-range=FROM,TO\n"
 	"Percentiles are exact (nearest rank) unless the 'exact' column says 0: then\n"
 	"they are at most 1/128 (0.8%) above the true value.\n"
@@ -411,10 +412,10 @@ static void lat_notes(const struct acli *c, const struct lat_run *r)
 		while (i < r->nf && r->fmatch[i] != 1)
 			i++;
 		if (i == r->nf) {
-			fprintf(stderr, "tracepp latency: no function matches --func=");
+			char fl[512] = "";
 			for (int g = 0; g < r->nglobs; g++)
-				fprintf(stderr, "%s'%s'", g ? "," : "", r->globs[g]);
-			fprintf(stderr, " in %s\n", c->path);
+				cli_filter_add(fl, sizeof(fl), "func", r->globs[g]);
+			cli_no_match("latency", c->path, fl);
 		}
 	}
 }

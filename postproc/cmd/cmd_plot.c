@@ -81,7 +81,7 @@ static void usage(FILE *f)
 		   "  --by=WHAT       heatmap: cpu|latency; gantt: cpu|task|call\n"
 		   "  --tid=TID[,TID...]  only these threads' runs, waits, calls and events (as every\n"
 		   "                  command's --tid; block I/O and packets stay the devices')\n"
-		   "  --comm=NAME     only the tasks of this name, likewise\n"
+		   "  --comm=NAME[,NAME]  only the tasks of these names, likewise\n"
 		   "  --call-tid=TID  gantt --by call: the thread whose calls are drawn (default: the\n"
 		   "                  one with most events that --tid/--comm let through)\n"
 		   "  --exact         gantt: one bar per interval, even past 20000 (slow to render)\n"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "an_cli.h"
+#include "cli.h"
 #include "commands.h"
 #include "out_fast.h"
 #include "an_dwarf.h"
@@ -30,7 +31,7 @@
 static const char usage_text[] =
 	"usage: tracepp replay [OPTIONS] FILE\n"
 	"Every thread's calls as an indented tree, in time order, kernel events inline.\n"
-	"  --tid=TID[,TID]      only these threads     --comm=NAME   only this task name\n"
+	"  --tid=TID[,TID]      only these threads     --comm=NAME[,NAME] only these task names\n"
 	"  --func=F             only what runs under F (F's subtree)\n"
 	"  --depth=N            only N levels of calls (under F with --func)\n"
 	"  --min-duration=D     only calls lasting at least D (e.g. 10us)\n"
@@ -671,8 +672,11 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "tracepp replay: writing output: %s\n", strerror(-o->err));
 		rc = 1;
 	}
-	if (r.func && r.func_id == UINT32_MAX)
-		fprintf(stderr, "tracepp replay: warning: no call of '%s' in %s\n", r.func, c.path);
+	if (r.func && r.func_id == UINT32_MAX) {
+		char fl[320] = "";
+		cli_filter_add(fl, sizeof(fl), "func", r.func);
+		cli_no_match("replay", c.path, fl);
+	}
 	struct an_pair_stats ps;
 	an_pair_stats(r.pair, &ps);
 	acli_report_pairs(&c, &ps);

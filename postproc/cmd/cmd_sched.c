@@ -21,7 +21,7 @@ static const char usage_text[] =
 	"bounds); gaps = switch-outs missing from the file (its runs end where inferred).\n"
 	"  --format=text|json|csv   output format (default text)\n"
 	"  --time-range=FROM,TO     only this window (absolute ns, or 1.5s,2s from the start)\n"
-	"  --tid=TID[,TID]          only these threads     --comm=NAME  only this task name\n"
+	"  --tid=TID[,TID]          only these threads     --comm=NAME[,NAME] only these task names\n"
 	"  --sort=oncpu|runq|switches|tid   row order (default oncpu)\n"
 	"  --idle                   include the idle tasks (tid 0)\n"
 	ACLI_MULTI_USAGE

@@ -136,6 +136,11 @@ int cmd_script(int argc, char **argv)
 		fprintf(stderr, "tracepp script: %s: %s\n", path, err);
 		rc = 1;
 	}
+	if (!e && range && !st.events && !st.exited) {
+		char fl[320] = "";
+		cli_filter_add(fl, sizeof(fl), "time-range", range);
+		cli_no_match("script", path, fl);
+	}
 	for (int i = 0; tps_prog_warning(p, i); i++)
 		fprintf(stderr, "tracepp script: warning: %s: %s\n", path, tps_prog_warning(p, i));
 	for (int i = 0; !st.exited && !o.from_ts && !o.to_ts && tps_prog_silent(p, i); i++)

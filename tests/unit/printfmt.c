@@ -129,6 +129,8 @@ static void subset(void)
 		{"__print_symbolic(REC->vec, { (int)-1, \"NEG32\" })", ~0ull, "NEG32"},
 		{"__print_symbolic(REC->vec, { (unsigned int)-1, \"U32\" })", 0xffffffffu, "U32"},
 		{"__print_symbolic(REC->vec, { (u8)0x1ff, \"U8\" })", 0xff, "U8"},
+		{"__print_symbolic(REC->vec, { (unsigned)-1, \"U\" })", 0xffffffffu, "U"},
+		{"__print_symbolic(REC->vec, { (__s16)0xffff, \"S16\" })", ~0ull, "S16"},
 		{"__print_symbolic(REC->vec, { 2 + 3 * 4, \"P\" })", 14, "P"},
 		{"__print_symbolic(REC->vec, { (2 + 3) * 4 - 6 / 2 % 2, \"Q\" })", 19, "Q"},
 		{"__print_symbolic(REC->vec, { !0 && 1 || 0, \"L\" })", 1, "L"},
