@@ -1031,24 +1031,8 @@ int cmd_export(int argc, char **argv)
 	struct an_run_stats st;
 	if ((rc = x.fmt == X_CHROME ? chrome(&x, &st) : folded(&x, &st, fd)))
 		goto out;
-	int werr = of_flush(x.o) < 0 ? -x.o->err : tmp && fsync(fd) < 0 && errno != EINVAL ? errno : 0;
-	if (werr) {
-		fprintf(stderr, "tracepp export: writing %s: %s\n", x.out_path ? x.out_path : "output",
-			strerror(werr));
-		rc = 1;
+	if ((rc = export_close_out(x.o, &fd, &tmp, x.out_path)))
 		goto out;
-	}
-	if (tmp) {
-		if (close(fd) < 0 || rename(tmp, x.out_path) < 0) {
-			fprintf(stderr, "tracepp export: %s: %s\n", x.out_path, strerror(errno));
-			fd = -1;
-			rc = 1;
-			goto out;
-		}
-		fd = -1;
-		free(tmp);
-		tmp = NULL;
-	}
 	if (x.func && !x.func_seen) {
 		char fl[320] = "";
 		cli_filter_add(fl, sizeof(fl), "func", x.func);
@@ -1061,12 +1045,7 @@ int cmd_export(int argc, char **argv)
 	acli_report_pairs(&c, &x.ps);
 	acli_report_run(&c, &st);
 out:
-	if (tmp) {
-		if (fd >= 0)
-			close(fd);
-		unlink(tmp);
-		free(tmp);
-	}
+	export_drop_out(fd, tmp);
 	an_sched_free(&x.sch);
 	an_io_free(&x.io);
 	hmap_free(&x.netdev);

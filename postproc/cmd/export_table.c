@@ -663,6 +663,37 @@ int export_open_out(const char *path, char **tmp)
 	return fd;
 }
 
+int export_close_out(struct ofast *o, int *fd, char **tmp, const char *path)
+{
+	int werr = of_flush(o) < 0 ? -o->err : *tmp && fsync(*fd) < 0 && errno != EINVAL ? errno : 0;
+	if (werr) {
+		fprintf(stderr, "tracepp export: writing %s: %s\n", path ? path : "output", strerror(werr));
+		return 1;
+	}
+	if (!*tmp)
+		return 0;
+	int bad = close(*fd) < 0 || rename(*tmp, path) < 0;
+	int e = errno;
+	*fd = -1;
+	if (bad) {
+		fprintf(stderr, "tracepp export: %s: %s\n", path, strerror(e));
+		return 1;
+	}
+	free(*tmp);
+	*tmp = NULL;
+	return 0;
+}
+
+void export_drop_out(int fd, char *tmp)
+{
+	if (!tmp)
+		return;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+}
+
 static int usage(const char *fmt, const char *arg)
 {
 	fputs("tracepp export: ", stderr);
@@ -677,6 +708,48 @@ static void table_names(char *buf, size_t len)
 	buf[0] = 0;
 	for (size_t i = 0; i < xt_ntables && k < len; i++)
 		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : "", xt_tables[i].name);
+}
+
+/* The rows of every file, to out_path (private temp + rename) or stdout.
+ * The exit status. */
+static int write_rows(struct xt *x, char **files, int nfiles, const char *out_path, enum xt_fmt fmt)
+{
+	char *tmp = NULL;
+	int fd = 1, rc = 0;
+	struct ofast *o = malloc(sizeof(*o));
+	x->scratch = malloc(sizeof(*x->scratch));
+	if (!o || !x->scratch) {
+		fputs("tracepp export: out of memory\n", stderr);
+		rc = 1;
+		goto out;
+	}
+	of_init(x->scratch, -1);
+	if (out_path && (fd = export_open_out(out_path, &tmp)) < 0) {
+		fprintf(stderr, "tracepp export: %s: %s\n", out_path, strerror(-fd));
+		rc = 1;
+		goto out;
+	}
+	of_init(o, fd);
+	xt_begin(&x->w, o, x->t, fmt);
+	for (int i = 0; i < nfiles && !rc; i++)
+		rc = one_file(x, files[i]);
+	if (x->w.bad && !rc) {
+		fprintf(stderr, "tracepp export: internal error: %llu row(s) did not match table %s's columns\n",
+			(unsigned long long)x->w.bad, x->t->name);
+		rc = 1;
+	}
+	if (rc)
+		goto out;
+	if ((rc = export_close_out(o, &fd, &tmp, out_path)))
+		goto out;
+	if (x->cut)
+		fprintf(stderr, "tracepp export: warning: %llu string field(s) too long for a fields cell left out\n",
+			(unsigned long long)x->cut);
+out:
+	export_drop_out(fd, tmp);
+	free(o);
+	free(x->scratch);
+	return rc;
 }
 
 int export_table(int argc, char **argv)
@@ -762,60 +835,5 @@ int export_table(int argc, char **argv)
 		fputs("tracepp export: RowBinary is binary: redirect it, pipe it, or give -o FILE\n", stderr);
 		return 2;
 	}
-	char *tmp = NULL;
-	int fd = 1, rc = 0;
-	struct ofast *o = malloc(sizeof(*o));
-	x.scratch = malloc(sizeof(*x.scratch));
-	if (!o || !x.scratch) {
-		fputs("tracepp export: out of memory\n", stderr);
-		rc = 1;
-		goto out;
-	}
-	of_init(x.scratch, -1);
-	if (out_path && (fd = export_open_out(out_path, &tmp)) < 0) {
-		fprintf(stderr, "tracepp export: %s: %s\n", out_path, strerror(-fd));
-		rc = 1;
-		goto out;
-	}
-	of_init(o, fd);
-	xt_begin(&x.w, o, x.t, fmt);
-	for (int i = optind; i < argc && !rc; i++)
-		rc = one_file(&x, argv[i]);
-	if (x.w.bad && !rc) {
-		fprintf(stderr, "tracepp export: internal error: %llu row(s) did not match table %s's columns\n",
-			(unsigned long long)x.w.bad, x.t->name);
-		rc = 1;
-	}
-	if (rc)
-		goto out;
-	int werr = of_flush(o) < 0 ? -o->err : tmp && fsync(fd) < 0 && errno != EINVAL ? errno : 0;
-	if (werr) {
-		fprintf(stderr, "tracepp export: writing %s: %s\n", out_path ? out_path : "output", strerror(werr));
-		rc = 1;
-		goto out;
-	}
-	if (tmp) {
-		if (close(fd) < 0 || rename(tmp, out_path) < 0) {
-			fprintf(stderr, "tracepp export: %s: %s\n", out_path, strerror(errno));
-			fd = -1;
-			rc = 1;
-			goto out;
-		}
-		fd = -1;
-		free(tmp);
-		tmp = NULL;
-	}
-	if (x.cut)
-		fprintf(stderr, "tracepp export: warning: %llu string field(s) too long for a fields cell left out\n",
-			(unsigned long long)x.cut);
-out:
-	if (tmp) {
-		if (fd >= 0)
-			close(fd);
-		unlink(tmp);
-		free(tmp);
-	}
-	free(o);
-	free(x.scratch);
-	return rc;
+	return write_rows(&x, argv + optind, argc - optind, out_path, fmt);
 }
