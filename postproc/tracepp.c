@@ -60,11 +60,28 @@ static void usage(FILE *f)
 		cli_front_help);
 }
 
+/* The options every command takes (front.h), given before the command. */
+static int is_front(const char *a)
+{
+	return !strcmp(a, "--no-pager") || !strncmp(a, "--color", 7) || !strncmp(a, "--colour", 8);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
+	}
+	/* "tracepp --no-pager dump ...", as perf and git take them: the
+	 * options every command takes go after the command's name (and
+	 * "tracepp --no-pager --help" is the help) */
+	int lead = 1;
+	while (lead < argc - 1 && is_front(argv[lead]))
+		lead++;
+	if (lead > 1) {
+		char *name = argv[lead];
+		memmove(argv + 2, argv + 1, (size_t)(lead - 1) * sizeof(*argv));
+		argv[1] = name;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
@@ -74,16 +91,9 @@ int main(int argc, char **argv)
 		printf("tracepp %s (format %d.%d)\n", TPP_VERSION, TPP_MAJOR, TPP_MINOR);
 		return 0;
 	}
-	/* "tracepp --no-pager dump ...", as perf and git take them: the
-	 * options every command takes go after the command's name */
-	int lead = 1;
-	while (lead < argc - 1 && (!strcmp(argv[lead], "--no-pager") || !strncmp(argv[lead], "--color", 7) ||
-				   !strncmp(argv[lead], "--colour", 8)))
-		lead++;
-	if (lead > 1) {
-		char *name = argv[lead];
-		memmove(argv + 2, argv + 1, (size_t)(lead - 1) * sizeof(*argv));
-		argv[1] = name;
+	if (is_front(argv[1])) {
+		fprintf(stderr, "tracepp: no command after %s (try 'tracepp --help')\n", argv[1]);
+		return 2;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))

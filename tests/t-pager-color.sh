@@ -51,7 +51,9 @@ test_expect 'a bad --color is a usage error: one line, exit 2; --help lists both
 	"$TRACEPP" dump --color=sometimes "$DEMO" >out 2>err; [ $? = 2 ] && [ $(wc -l <err) = 1 ] && ! [ -s out ] &&
 	grep -q "unknown --color .sometimes." err &&
 	for c in dump replay sched; do "$TRACEPP" $c --help | grep -q -- "--no-pager" || exit 1; done &&
-	"$TRACEPP" --help | grep -q -- "--color=WHEN"
+	"$TRACEPP" --help | grep -q -- "--color=WHEN" &&
+	"$TRACEPP" --no-pager --help | grep -q "^usage: tracepp COMMAND" && "$TRACEPP" --no-pager --color=never -V | grep -q "^tracepp " &&
+	{ "$TRACEPP" --color=never >out 2>err; [ $? = 2 ]; } && [ $(wc -l <err) = 1 ] && grep -q "no command after --color=never" err
 '
 
 test_done
