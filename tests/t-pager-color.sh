@@ -56,4 +56,11 @@ test_expect 'a bad --color is a usage error: one line, exit 2; --help lists both
 	{ "$TRACEPP" --color=never >out 2>err; [ $? = 2 ]; } && [ $(wc -l <err) = 1 ] && grep -q "no command after --color=never" err
 '
 
+test_expect 'the progress line (files over 4 Mi events) on the terminal without a pager, not over the pager'\''s screen' '
+	"$B/bench/tpp-gen" -o big.tpp -n 4300000 --mix sched >/dev/null 2>&1 &&
+	tty "$TRACEPP dump big.tpp >/dev/null" | tr "\r" "\n" >p1 && grep -q "% [0-9]* events" p1 &&
+	TRACEPP_PAGER="wc -l" tty "$TRACEPP dump big.tpp" | tr "\r" "\n" >p2 && grep -q "^4300000$" p2 &&
+	! grep -q "events" p2
+'
+
 test_done

@@ -29,13 +29,20 @@ uint64_t an_last_ts(const struct tpp_reader *r)
 	return t;
 }
 
+static int progress_off;
+
+void an_progress_off(void)
+{
+	progress_off = 1;
+}
+
 void an_progress_start(struct an_progress *p, const struct tpp_reader *r, int show)
 {
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < tpp_r_nchunks(r); i++)
 		if (tpp_r_chunk(r, i)->kind == TPP_C_EVENTS)
 			p->total += tpp_r_chunk(r, i)->count;
-	p->on = show && isatty(2) && p->total > (4u << 20);
+	p->on = show && !progress_off && isatty(2) && p->total > (4u << 20);
 	p->last_pct = -1;
 	p->next = 1u << 20;
 }

@@ -70,6 +70,8 @@ struct an_progress {
 	uint64_t total, next;
 };
 void an_progress_start(struct an_progress *p, const struct tpp_reader *r, int show);
+/* No progress line from here on (a pager owns the terminal). */
+void an_progress_off(void);
 void an_progress_show(struct an_progress *p, uint64_t events);
 static inline void an_progress(struct an_progress *p, uint64_t events)
 {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "an_run.h"
 #include "color.h"
 #include "front.h"
 
@@ -75,6 +76,7 @@ int pager_start(void)
 	close(fd[1]);
 	pager_pid = pid;
 	atexit(pager_wait);
+	an_progress_off(); /* stderr is the pager's terminal: no line over its screen, as git */
 	return 1;
 }
 
