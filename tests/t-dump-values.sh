@@ -49,10 +49,25 @@ else
 	test_skip 'sched_switch prev_state and block dev read as the kernel formats them' 'no tracefs to read the kernel formats from'
 fi
 
-test_expect 'replay prints the kernel events inline with the same readings as dump' '
+test_expect 'replay prints the kernel events inline with the same readings as dump, text and JSON' '
 	"$TRACEPP" dump "$DEMO" 2>/dev/null | grep -o " prev_state=[^ ]*\| dev=[^ ]*" | sort >d.txt &&
 	"$TRACEPP" replay "$DEMO" 2>/dev/null | grep -o " prev_state=[^ ]*\| dev=[^ ]*" | sort >r.txt &&
-	[ $(wc -l <d.txt) -gt 1000 ] && grep -qx " prev_state=R+" r.txt && grep -qx " dev=254:0" r.txt && cmp d.txt r.txt
+	[ $(wc -l <d.txt) -gt 1000 ] && grep -qx " prev_state=R+" r.txt && grep -qx " dev=254:0" r.txt && cmp d.txt r.txt &&
+	"$TRACEPP" dump --format=json "$DEMO" >dj.json 2>/dev/null && "$TRACEPP" replay --format=json "$DEMO" >rj.json 2>/dev/null &&
+	python3 - <<-"PY"
+	import json, collections
+	def readings(rows):
+	    c = collections.Counter()
+	    for e in rows:
+	        for k, v in e.items():
+	            if k.endswith("_str") and k[:-4] in e:
+	                c[(k, e[k[:-4]], v)] += 1
+	    return c
+	d = readings(e for e in map(json.loads, open("dj.json")))
+	r = readings(e["fields"] for e in json.load(open("rj.json")) if e.get("kind") == "event")
+	assert d and d == r, (sum(d.values()), sum(r.values()), (d - r).most_common(3), (r - d).most_common(3))
+	print(sum(d.values()), "readings, the same in dump and replay JSON")
+	PY
 '
 
 test_expect 'syscalls by name and failed returns by errno name: a program that calls getsid 7 times and closes a bad fd' '

@@ -535,17 +535,21 @@ static void json_call(struct rp *r, const struct line *l)
 	}
 }
 
-/* rp_json_line's kernel event: its name and fields. */
-static void json_event(struct ofast *o, const struct tpp_event *ev)
+/* rp_json_line's kernel event: its name and fields; beside a number that
+ * people read as a name (a task state, a flag set, a system call), that
+ * reading as FIELD_str, as dump's JSON has it. */
+static void json_event(struct ofast *o, const struct tpp_event *ev, const char *arch, const struct tpp_names *nm)
 {
 	const struct tpp_type *t = ev->t;
+	struct tcache *c = tc_get(t, arch, nm);
 	of_str(o, ",\"event\":");
 	of_json_str(o, t && t->name ? t->name : "?", t && t->name ? strlen(t->name) : 1);
 	of_str(o, ",\"fields\":{");
 	for (int i = 0; t && i < ev->nvals && i < t->nfields; i++) {
 		if (i)
 			of_ch(o, ',');
-		of_json_str(o, t->fields[i].name, strlen(t->fields[i].name));
+		const char *fn = t->fields[i].name;
+		of_json_str(o, fn, strlen(fn));
 		of_ch(o, ':');
 		const union tpp_val *v = &ev->v[i];
 		if (t->fields[i].type == TPP_F_U64)
@@ -556,6 +560,25 @@ static void json_event(struct ofast *o, const struct tpp_event *ev)
 			of_json_str(o, v->s.p, strnlen(v->s.p, v->s.len));
 		else
 			of_str(o, "null");
+		char rd[512];
+		size_t rn = 0;
+		if (c && i == c->sc.args)
+			rn = ff_call_text(&c->sc, ev, rd, sizeof(rd));
+		else if (c && c->ff[i])
+			rn = ff_text(rd, sizeof(rd), c->ff[i], v->u);
+		else if (c && c->pf[i])
+			rn = ff_pf_text(rd, sizeof(rd), c->pf[i], v->u);
+		if (rn) {
+			/* the key: the field's name and "_str", escaped as one string */
+			char key[TPP_NAME_MAX + 8];
+			size_t kl = strnlen(fn, TPP_NAME_MAX);
+			memcpy(key, fn, kl);
+			memcpy(key + kl, "_str", 4);
+			of_ch(o, ',');
+			of_json_str(o, key, kl + 4);
+			of_ch(o, ':');
+			of_json_str(o, rd, rn);
+		}
 	}
 	of_ch(o, '}');
 }
@@ -612,7 +635,7 @@ void rp_json_line(struct rp *r, const struct line *l)
 	json_call(r, l);
 	rp_json_marks(o, l->flags, 0);
 	if (l->ev)
-		json_event(o, l->ev);
+		json_event(o, l->ev, tpp_r_info(r->c->r)->arch, r->c->names);
 	of_ch(o, '}');
 }
 
