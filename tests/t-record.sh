@@ -183,8 +183,12 @@ test_expect 'flight recorder keeps only the last N seconds, written at exit' '
 
 test_expect 'flight recorder writes out what it holds on SIGUSR1' '
 	"$TRACEREC" record -e sched -a --flight 4M -o fu.tpp 2>err &
-	rec=$!; sleep 0.3; "$S/w-pingpong" 3000 >/dev/null; kill -USR1 $rec; sleep 1.5
-	cp fu.tpp snap.tpp   # as the file stood before the recorder stopped
+	rec=$!; recording $rec || exit 1; "$S/w-pingpong" 3000 >/dev/null; kill -USR1 $rec
+	# the file as it stands before the recorder stops: polled (a fixed
+	# sleep was short under load), up to 10 s
+	for i in $(seq 50); do
+		sleep 0.2; cp fu.tpp snap.tpp && "$TRACEPP" dump --type=sched_switch snap.tpp 2>/dev/null | grep -q w-pingpong && break
+	done
 	kill -INT $rec; wait $rec; st=$?; cat err
 	[ $st = 0 ] && "$TRACEPP" dump --type=sched_switch snap.tpp | grep -q w-pingpong &&
 	"$TRACEPP" dump --type=sched_switch fu.tpp | grep -q w-pingpong && no_leftovers
