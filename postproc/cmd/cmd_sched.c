@@ -82,31 +82,33 @@ static const struct tbl_col cols[] = {
 
 /* Merged across files: per task name (see sched_done). */
 struct mtask {
-	int32_t tid, pid; /* the first task's: its row's when it is the only one */
-	uint64_t tasks, oncpu, switches, vol, invol, migr, runq, wakeups, wl_n, wl_sum, wl_max, offcpu, inferred;
-	unsigned partial;
+	uint64_t tasks;
+	/* the tasks' counters added; tid and pid the first task's (its row's
+	 * when it is the only one) */
+	struct an_task sum;
 };
 
 static void merge_task(struct mtask *m, const struct an_task *k, int32_t pid)
 {
+	struct an_task *s = &m->sum;
 	if (!m->tasks++) {
-		m->tid = k->tid;
-		m->pid = pid;
+		s->tid = k->tid;
+		s->pid = pid;
 	}
-	m->oncpu += k->oncpu_ns;
-	m->switches += k->switches;
-	m->vol += k->voluntary;
-	m->invol += k->involuntary;
-	m->migr += k->migrations;
-	m->runq += k->runq_wait_ns;
-	m->wakeups += k->wakeups;
-	m->wl_n += k->wakeup_lat_n;
-	m->wl_sum += k->wakeup_lat_sum;
-	if (k->wakeup_lat_max > m->wl_max)
-		m->wl_max = k->wakeup_lat_max;
-	m->offcpu += k->offcpu_ns;
-	m->inferred += k->inferred_in;
-	m->partial |= k->partial;
+	s->oncpu_ns += k->oncpu_ns;
+	s->switches += k->switches;
+	s->voluntary += k->voluntary;
+	s->involuntary += k->involuntary;
+	s->migrations += k->migrations;
+	s->runq_wait_ns += k->runq_wait_ns;
+	s->wakeups += k->wakeups;
+	s->wakeup_lat_n += k->wakeup_lat_n;
+	s->wakeup_lat_sum += k->wakeup_lat_sum;
+	if (k->wakeup_lat_max > s->wakeup_lat_max)
+		s->wakeup_lat_max = k->wakeup_lat_max;
+	s->offcpu_ns += k->offcpu_ns;
+	s->inferred_in += k->inferred_in;
+	s->partial |= k->partial;
 }
 
 /* "start", "end", "gaps" joined by commas (enum an_partial), or NULL for a
@@ -116,6 +118,28 @@ static const char *partial_name(unsigned p)
 	static const char *const names[8] = {NULL, "start", "end", "start,end", "gaps", "start,gaps",
 					     "end,gaps", "start,end,gaps"};
 	return names[p & 7];
+}
+
+/* A task's counters as the cells after tid, pid and comm (cols[3..]):
+ * one file's task and a name's tasks merged alike. */
+#define NCOUNTERS (sizeof(cols) / sizeof(cols[0]) - 3)
+static void counter_cells(struct tbl_cell *v, const struct an_task *k)
+{
+	const struct tbl_cell c[NCOUNTERS] = {
+		{.i = (int64_t)k->oncpu_ns},
+		{.i = (int64_t)k->switches},
+		{.i = (int64_t)k->voluntary},
+		{.i = (int64_t)k->involuntary},
+		{.i = (int64_t)k->migrations},
+		{.i = (int64_t)k->runq_wait_ns},
+		{.i = (int64_t)k->wakeups},
+		{.i = (int64_t)an_task_wakeup_avg(k)},
+		{.i = (int64_t)k->wakeup_lat_max},
+		{.i = (int64_t)k->offcpu_ns},
+		{.i = (int64_t)k->inferred_in},
+		{.s = partial_name(k->partial)},
+	};
+	memcpy(v, c, sizeof(c));
 }
 
 struct sched_opts {
@@ -167,8 +191,7 @@ struct sched_ctx {
 static int by_mkey(const void *a, const char *ka, const void *b, const char *kb)
 {
 	const struct mtask *x = a, *y = b;
-	uint64_t kx = sort_key == 1 ? x->runq : sort_key == 2 ? x->switches : x->oncpu;
-	uint64_t ky = sort_key == 1 ? y->runq : sort_key == 2 ? y->switches : y->oncpu;
+	uint64_t kx = (uint64_t)row_key(&x->sum), ky = (uint64_t)row_key(&y->sum);
 	if (sort_key != 3 && kx != ky)
 		return kx > ky ? -1 : 1;
 	return strcmp(ka, kb);
@@ -202,24 +225,13 @@ static int sched_done(struct acli *c, void *ctx)
 	int rc = 0;
 	for (size_t i = 0; !rc && i < m->n; i++) {
 		const struct mtask *k = amerge_at(m, ids[i]);
-		struct tbl_cell all[] = {
-			{.i = k->tasks == 1 ? k->tid : -1},
-			{.i = k->tasks == 1 ? k->pid : -1},
+		struct tbl_cell all[4 + NCOUNTERS] = {
+			{.i = k->tasks == 1 ? k->sum.tid : -1},
+			{.i = k->tasks == 1 ? k->sum.pid : -1},
 			{.s = m->keys[ids[i]]},
 			{.i = (int64_t)k->tasks},
-			{.i = (int64_t)k->oncpu},
-			{.i = (int64_t)k->switches},
-			{.i = (int64_t)k->vol},
-			{.i = (int64_t)k->invol},
-			{.i = (int64_t)k->migr},
-			{.i = (int64_t)k->runq},
-			{.i = (int64_t)k->wakeups},
-			{.i = (int64_t)(k->wl_n ? k->wl_sum / k->wl_n : 0)},
-			{.i = (int64_t)k->wl_max},
-			{.i = (int64_t)k->offcpu},
-			{.i = (int64_t)k->inferred},
-			{.s = partial_name(k->partial)},
 		};
+		counter_cells(all + 4, &k->sum);
 		rc = tbl_row(t, all + (ids_too ? 0 : 2));
 	}
 	free(ids);
@@ -271,24 +283,12 @@ static int sched_file(struct acli *c, void *ctx)
 			failed = !e;
 			continue;
 		}
-		int32_t pid = tpp_names_pid(c->names, k->tid);
-		struct tbl_cell v[] = {
+		struct tbl_cell v[3 + NCOUNTERS] = {
 			{.i = k->tid},
-			{.i = pid},
+			{.i = tpp_names_pid(c->names, k->tid)},
 			{.s = comm},
-			{.i = (int64_t)k->oncpu_ns},
-			{.i = (int64_t)k->switches},
-			{.i = (int64_t)k->voluntary},
-			{.i = (int64_t)k->involuntary},
-			{.i = (int64_t)k->migrations},
-			{.i = (int64_t)k->runq_wait_ns},
-			{.i = (int64_t)k->wakeups},
-			{.i = (int64_t)an_task_wakeup_avg(k)},
-			{.i = (int64_t)k->wakeup_lat_max},
-			{.i = (int64_t)k->offcpu_ns},
-			{.i = (int64_t)k->inferred_in},
-			{.s = partial_name(k->partial)},
 		};
+		counter_cells(v + 3, k);
 		if (acli_tbl_row(c, t, v, row_key(k)))
 			failed = 1;
 	}
