@@ -10,6 +10,7 @@
 #include "an_types.h"
 #include "an_run.h"
 #include "an_pair.h"
+#include "an_grow.h"
 
 /* What several files' tables keep until acli_finish. */
 struct mrow {
@@ -450,14 +451,8 @@ int acli_tbl_row(struct acli *c, struct table *tb, const struct tbl_cell *cells,
 		memcpy(v + 1, cells, t->ncols * sizeof(*cells));
 		return tbl_row(t->out, v);
 	}
-	if (t->nrows == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 64;
-		struct mrow *n = realloc(t->rows, nc * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		t->rows = n;
-		t->cap = nc;
-	}
+	if (an_grow(&t->rows, &t->cap, t->nrows + 1, sizeof(*t->rows), 64))
+		return -ENOMEM;
 	struct tbl_cell *v = calloc(t->ncols + 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;

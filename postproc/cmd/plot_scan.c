@@ -10,6 +10,7 @@
 #include "an_lat.h"
 #include "an_run.h"
 #include "an_pair.h"
+#include "an_grow.h"
 #include "plot_scan.h"
 
 /* ------------------------------------------------------------- scanner */
@@ -88,14 +89,8 @@ static int ran(struct plot_model *m, int32_t cpu, int32_t tid, uint64_t a, uint6
 		x = y;
 	}
 	if (m->o.want_bars) {
-		if (m->nbars == m->bars_cap) {
-			size_t nc = m->bars_cap ? m->bars_cap * 2 : 1024;
-			struct plot_bar *nb = realloc(m->bars, nc * sizeof(*nb));
-			if (!nb)
-				return -ENOMEM;
-			m->bars = nb;
-			m->bars_cap = nc;
-		}
+		if (an_grow(&m->bars, &m->bars_cap, m->nbars + 1, sizeof(*m->bars), 1024))
+			return -ENOMEM;
 		m->bars[m->nbars++] = (struct plot_bar){a, b, cpu, tid};
 	}
 	return 0;
