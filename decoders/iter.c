@@ -36,8 +36,14 @@ struct scur {
 	uint8_t *rows;
 	size_t rows_cap, stride;
 	uint32_t ri, rn;
-	struct wentry *win; /* min-heap by ts while windowed */
-	uint32_t nwin;
+	/* the reorder window: events in slots, a min-heap of slot indices by
+	 * ts (an event is copied in and out once, never moved by the heap) */
+	struct wentry *win;
+	uint32_t *wheap, *wfree;
+	uint32_t nwin, nfree;
+	uint64_t win_hi; /* the latest ts that went into the window */
+	int overlap;     /* chunks overlap in time: windowed to the end */
+	int draining;    /* the window empties before the next chunk loads */
 };
 
 struct tpp_iter {
@@ -65,6 +71,29 @@ struct tpp_iter {
 static inline void ev_copy(struct tpp_event *dst, const struct tpp_event *src)
 {
 	memcpy(dst, src, offsetof(struct tpp_event, v) + src->nvals * sizeof(src->v[0]));
+}
+
+/* The window's slots and heap, once per stream; 0 or -ENOMEM. */
+static int win_alloc(struct tpp_iter *it, struct scur *s)
+{
+	uint32_t n = it->o.window + 1;
+	if (s->win)
+		return 0;
+	s->win = malloc(n * sizeof(*s->win));
+	s->wheap = malloc(n * sizeof(*s->wheap));
+	s->wfree = malloc(n * sizeof(*s->wfree));
+	if (!s->win || !s->wheap || !s->wfree) {
+		free(s->win);
+		free(s->wheap);
+		free(s->wfree);
+		s->win = NULL;
+		s->wheap = s->wfree = NULL;
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		s->wfree[i] = n - 1 - i;
+	s->nfree = n;
+	return 0;
 }
 
 int tpp_iter_open(struct tpp_iter **itp, struct tpp_reader *r, const struct tpp_iter_opts *o)
@@ -113,8 +142,8 @@ int tpp_iter_open(struct tpp_iter **itp, struct tpp_reader *r, const struct tpp_
 		struct scur *s = &it->cur[k];
 		for (size_t i = 1; i < s->nchunks; i++)
 			if (tpp_r_chunk(r, s->chunks[i])->first_ts < tpp_r_chunk(r, s->chunks[i - 1])->last_ts)
-				s->windowed = 1;
-		if (s->windowed && !(s->win = malloc((it->o.window + 1) * sizeof(*s->win))))
+				s->windowed = s->overlap = 1;
+		if (s->windowed && win_alloc(it, s))
 			goto oom;
 	}
 	if (!(it->sc = calloc(1, sizeof(*it->sc))))
@@ -148,44 +177,31 @@ static int ts_sorted(const struct tpp_chunk_dec *d)
 	return 1;
 }
 
-static void win_swap(struct scur *s, uint32_t a, uint32_t b)
+static inline int win_before(const void *ctx, uint32_t a, uint32_t b)
 {
-	struct wentry t = s->win[a];
-	s->win[a] = s->win[b];
-	s->win[b] = t;
+	const struct wentry *w = ctx;
+	return w[a].ev.ts < w[b].ev.ts;
 }
 
 static void win_push(struct scur *s, const struct tpp_event *e, int par)
 {
-	uint32_t i = s->nwin++;
-	ev_copy(&s->win[i].ev, e);
-	s->win[i].par = (uint8_t)par;
+	uint32_t k = s->wfree[--s->nfree];
+	ev_copy(&s->win[k].ev, e);
+	s->win[k].par = (uint8_t)par;
 	s->ngen[par]++;
-	while (i) {
-		uint32_t p = (i - 1) / 2;
-		if (s->win[p].ev.ts <= s->win[i].ev.ts)
-			break;
-		win_swap(s, p, i);
-		i = p;
-	}
+	if (e->ts > s->win_hi)
+		s->win_hi = e->ts;
+	heap_push(s->wheap, &s->nwin, k, win_before, s->win);
 }
 
 static void win_pop(struct scur *s, struct tpp_event *out)
 {
-	ev_copy(out, &s->win[0].ev);
-	s->ngen[s->win[0].par]--;
-	s->win[0] = s->win[--s->nwin];
-	for (uint32_t i = 0;;) {
-		uint32_t l = 2 * i + 1, m = i;
-		if (l < s->nwin && s->win[l].ev.ts < s->win[m].ev.ts)
-			m = l;
-		if (l + 1 < s->nwin && s->win[l + 1].ev.ts < s->win[m].ev.ts)
-			m = l + 1;
-		if (m == i)
-			break;
-		win_swap(s, m, i);
-		i = m;
-	}
+	uint32_t k = s->wheap[0];
+	ev_copy(out, &s->win[k].ev);
+	s->ngen[s->win[k].par]--;
+	s->wheap[0] = s->wheap[--s->nwin];
+	heap_sift_down(s->wheap, s->nwin, 0, win_before, s->win);
+	s->wfree[s->nfree++] = k;
 }
 
 static int damaged(struct tpp_iter *it, struct scur *s, const char *msg)
@@ -218,7 +234,7 @@ static int load_next(struct tpp_iter *it, struct scur *s)
 	 * costs order (counted in out_of_order), never memory safety */
 	if (it->o.sorted && !s->windowed && !(c->flags & TPP_CHUNK_TS_SORTED) && !ts_sorted(&s->dec[p]))
 		s->windowed = 1;
-	if (s->windowed && !s->win && !(s->win = malloc((it->o.window + 1) * sizeof(*s->win))))
+	if (s->windowed && win_alloc(it, s))
 		return -ENOMEM;
 	return 1;
 }
@@ -302,8 +318,19 @@ static int cur_fill(struct tpp_iter *it, struct scur *s)
 			while (s->nwin < it->o.window) {
 				if (s->ri == s->rn) {
 					if (!s->active) {
+						if (s->next >= s->nchunks)
+							break;
+						/* a sorted chunk after everything in the window
+						 * needs no window: drain it, then go on without
+						 * (one clock step back in a long recording then
+						 * costs its own chunk, not the rest) */
+						const struct tpp_chunk *c = tpp_r_chunk(it->r, s->chunks[s->next]);
+						if (!s->overlap && (c->flags & TPP_CHUNK_TS_SORTED) && c->first_ts >= s->win_hi) {
+							s->draining = 1;
+							break;
+						}
 						/* the other buffer is free once no window entry uses it */
-						if (s->next >= s->nchunks || s->ngen[!s->cur])
+						if (s->ngen[!s->cur])
 							break;
 						int e = load_next(it, s);
 						if (e < 0)
@@ -320,8 +347,12 @@ static int cur_fill(struct tpp_iter *it, struct scur *s)
 				}
 				win_push(s, next_row(s), s->cur);
 			}
-			if (!s->nwin)
-				return 0;
+			if (!s->nwin) {
+				if (!s->draining)
+					return 0;
+				s->draining = s->windowed = 0;
+				continue;
+			}
 			win_pop(s, &s->head);
 			s->hp = &s->head;
 		}
@@ -494,6 +525,8 @@ void tpp_iter_close(struct tpp_iter *it)
 		}
 		free(it->cur[k].chunks);
 		free(it->cur[k].win);
+		free(it->cur[k].wheap);
+		free(it->cur[k].wfree);
 		free(it->cur[k].rows);
 	}
 	if (it->sc)

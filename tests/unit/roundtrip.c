@@ -175,6 +175,64 @@ static void scan_file(const char *path, int nstreams)
 	tpp_r_close(r);
 }
 
+/* The reorder window: a thread's stream with one step back in one chunk
+ * (a clock read on another CPU) comes out in time order, and the window is
+ * left once it drains: the sorted chunks after it come out in runs again. */
+static void window_file(const char *path)
+{
+	enum { NW = 3000, CH = 100, BACK = 1050, NC = 200 };
+	struct tpp_writer *w;
+	struct tpp_w_opts o = {.sz = sizeof(o), .chunk_events = CH};
+	CHECK(tpp_w_open(&w, path, &o) == 0, "open writer");
+	static const struct tpp_field_def f1[] = {{"u", TPP_F_U64}};
+	struct tpp_type_def t1 = {1, "t_w", "test", 1, f1};
+	CHECK(tpp_w_add_type(w, &t1) == 0, "type");
+	CHECK(tpp_w_stream(w, 1000, TPP_S_THREAD, -1, 5, 5) == 0 && tpp_w_stream(w, 0, TPP_S_CPU, 0, -1, -1) == 0,
+	      "streams");
+	static uint64_t want[NW + NC];
+	int n = 0;
+	for (int i = 0, j = 0; i < NW; i++) {
+		/* the CPU's events between the thread's, never at the same ns */
+		if (i % (NW / NC) == 0 && j < NC) {
+			uint64_t t = 10ull * (uint64_t)i + 5;
+			CHECK(tpp_w_event(w, 0, 1, t, 9, (union tpp_val[]){{.u = 0}}) == 0, "cpu event");
+			want[n++] = t;
+			j++;
+		}
+		uint64_t t = 10ull * (uint64_t)i + (i == BACK ? 0 : 20);
+		CHECK(tpp_w_event(w, 1000, 1, t, 5, (union tpp_val[]){{.u = (uint64_t)i}}) == 0, "event %d", i);
+		want[n++] = t;
+	}
+	CHECK(tpp_w_close(w) == 0, "close");
+	/* time order: the file's timestamps sorted (all distinct) */
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && want[k] < want[k - 1]; k--) {
+			uint64_t x = want[k];
+			want[k] = want[k - 1];
+			want[k - 1] = x;
+		}
+	struct tpp_reader *r;
+	char msg[256];
+	CHECK(tpp_r_open(&r, path, msg, sizeof(msg)) == 0, "open reader: %s", msg);
+	struct tpp_iter *it;
+	struct tpp_iter_opts io = {.sz = sizeof(io), .sorted = 1, .window = 64};
+	CHECK(tpp_iter_open(&it, r, &io) == 0, "iter");
+	const struct tpp_event *ev;
+	size_t stride;
+	int k, got = 0, bad = 0, longest_after = 0;
+	while ((k = tpp_iter_run(it, &ev, &stride)) > 0) {
+		if (got > BACK + 2 * CH && k > longest_after)
+			longest_after = k;
+		for (int i = 0; i < k; i++, ev = (const struct tpp_event *)(const void *)((const char *)ev + stride))
+			bad += got >= n || ev->ts != want[got++];
+	}
+	CHECK(k == 0 && got == n && !bad, "window: %d of %d events, %d out of place", got, n, bad);
+	CHECK(longest_after > 1, "after the window drains, runs again (longest %d)", longest_after);
+	tpp_iter_close(it);
+	tpp_r_close(r);
+	unlink(path);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/tpp-rt-XXXXXX";
@@ -401,5 +459,6 @@ int main(void)
 		scan_file(path, k);
 	scan_file(path, 2);
 	unlink(path);
+	window_file(path);
 	TEST_DONE();
 }
