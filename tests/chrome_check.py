@@ -23,8 +23,8 @@ def fail(msg):
 
 
 def ns(v, what):
-    # ts and dur are microseconds; tracepp writes the nanoseconds as three
-    # decimals, so they come back exact
+    # ts and dur are microseconds; tracepp writes the nanoseconds as up to
+    # three decimals (no trailing zero), so they come back exact
     if not isinstance(v, (int, float)) or isinstance(v, bool):
         fail("%s is not a number: %r" % (what, v))
     return round(v * 1000)

@@ -18,8 +18,9 @@
  * state (open call stacks), never the events or the tree.
  *
  * Times are microseconds (the format's unit) since the file's first event,
- * written with their nanoseconds as three decimals; otherData.clock_base_ns
- * is that event's time on the recording's clock. Numbers a double cannot
+ * written with their nanoseconds as up to three decimals (exact, no trailing
+ * zero: every byte of a call is written a million times in a big export);
+ * otherData.clock_base_ns is that event's time on the recording's clock. Numbers a double cannot
  * hold exactly (2^53 and above: addresses) are written as "0x..." strings.
  *
  * --format=folded writes callgraph --folded's stacks (cg_print.h), with
@@ -166,7 +167,7 @@ static void snum(struct ofast *o, int64_t v)
 		num(o, (uint64_t)v);
 }
 
-/* Microseconds since t0 with their nanoseconds: 1234.567 */
+/* Microseconds since t0 with their nanoseconds: 1234.567, 1234.5, 1234 */
 static void us(struct ofast *o, uint64_t ns, uint64_t t0)
 {
 	if (ns < t0) {
@@ -740,7 +741,7 @@ static inline char *us_hot(struct ex *x, char *d, uint64_t ns)
 	}
 	memcpy(d, x->us_txt, sizeof(x->us_txt)); /* a fixed size: no libc call */
 	memcpy(d + x->us_len, of_frac3[r], 4);
-	return d + x->us_len + 4;
+	return d + x->us_len + of_frac3_len(r);
 }
 
 static inline const struct xfrag *frag(struct ex *x, const struct an_frame *f)
@@ -790,10 +791,10 @@ static __attribute__((noinline)) int exit_hot(struct ex *x, struct an_thread *th
 		memcpy(d, ",\"dur\":", 7);
 		d += 7;
 		if (__builtin_expect(dur < 10000, 1)) {
-			unsigned q = (unsigned)dur / 1000;
+			unsigned q = (unsigned)dur / 1000, r = (unsigned)dur - q * 1000;
 			d[0] = (char)('0' + q);
-			memcpy(d + 1, of_frac3[(unsigned)dur - q * 1000], 4);
-			d += 5;
+			memcpy(d + 1, of_frac3[r], 4);
+			d += 1 + of_frac3_len(r);
 		} else {
 			o->len = (size_t)(d - o->buf);
 			of_milli(o, dur);

@@ -250,11 +250,8 @@ void of_milli(struct ofast *o, uint64_t v)
 		p[0] = (char)('0' + q);
 	else
 		digits(p + n, q);
-	p[n] = '.';
-	p[n + 1] = (char)('0' + r / 100);
-	p[n + 2] = digits2[(r % 100) * 2];
-	p[n + 3] = digits2[(r % 100) * 2 + 1];
-	o->len += n + 4;
+	memcpy(p + n, of_frac3[r], 4);
+	o->len += n + of_frac3_len(r);
 }
 
 void of_ts(struct ofast *o, uint64_t ns)

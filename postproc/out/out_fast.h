@@ -70,11 +70,17 @@ void of_u64(struct ofast *o, uint64_t v);
 void of_i64(struct ofast *o, int64_t v);
 void of_hex(struct ofast *o, uint64_t v);        /* 0x-prefixed */
 void of_u64w(struct ofast *o, uint64_t v, int w); /* zero-padded to w digits */
-void of_milli(struct ofast *o, uint64_t v);      /* v / 1000 "." v % 1000 in 3 digits */
+/* v / 1000 with its thousandths, exact in the fewest digits: 1.234, 1.5, 2
+ * (trailing zeros and a bare dot dropped) */
+void of_milli(struct ofast *o, uint64_t v);
 /* ".000" to ".999": of_frac3[r] is "." and r in three digits (4 bytes, no
  * NUL), for callers that write a number's thousandths in one store
- * (export's hot path). */
+ * (export's hot path); of_frac3_len(r) of them make of_milli's decimals. */
 extern const char of_frac3[1000][4];
+static inline unsigned of_frac3_len(unsigned r)
+{
+	return r % 10 ? 4 : r % 100 ? 3 : r ? 2 : 0;
+}
 void of_ts(struct ofast *o, uint64_t ns);         /* seconds.nanoseconds */
 /* Wall-clock ns since the epoch as ISO-8601 UTC to the nanosecond,
  * "2026-11-26T03:43:23.123456789Z" (30 characters); wall_iso writes it and

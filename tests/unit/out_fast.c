@@ -111,6 +111,18 @@ static size_t mixed(char *s, size_t len)
 	return k;
 }
 
+/* of_milli's reference: v / 1000 with three decimals, then its trailing
+ * zeros and a bare dot dropped (the same number, fewest digits) */
+static size_t ref_milli(char *out, uint64_t v)
+{
+	size_t k = (size_t)sprintf(out, "%" PRIu64 ".%03u", v / 1000, (unsigned)(v % 1000));
+	while (out[k - 1] == '0')
+		k--;
+	if (out[k - 1] == '.')
+		k--;
+	return k;
+}
+
 int main(void)
 {
 	char path[] = "/tmp/tpp-of-XXXXXX";
@@ -127,9 +139,20 @@ int main(void)
 		of_i64(&o, -(int64_t)(edge[i] >> 1));
 		of_ch(&o, ' ');
 		of_ts(&o, edge[i]);
+		of_ch(&o, ' ');
+		of_milli(&o, edge[i]);
 		of_ch(&o, '\n');
-		n += (size_t)sprintf(want + n, "%" PRIu64 " %" PRId64 " %" PRIu64 ".%09" PRIu64 "\n", edge[i],
+		n += (size_t)sprintf(want + n, "%" PRIu64 " %" PRId64 " %" PRIu64 ".%09" PRIu64 " ", edge[i],
 				     -(int64_t)(edge[i] >> 1), edge[i] / 1000000000u, edge[i] % 1000000000u);
+		n += ref_milli(want + n, edge[i]);
+		want[n++] = '\n';
+	}
+	/* every thousandth, below and above ten */
+	for (uint64_t v = 0; v < 12000; v++) {
+		of_milli(&o, v * 7 + v / 3);
+		of_ch(&o, ',');
+		n += ref_milli(want + n, v * 7 + v / 3);
+		want[n++] = ',';
 	}
 	of_i64(&o, INT64_MIN);
 	n += (size_t)sprintf(want + n, "%" PRId64, INT64_MIN);
@@ -137,7 +160,11 @@ int main(void)
 	char s[200];
 	for (int i = 0; i < 300000; i++) {
 		uint64_t v = rnd() >> (rnd() % 64);
-		switch (rnd() % 5) {
+		switch (rnd() % 6) {
+		case 5:
+			of_milli(&o, v);
+			n += ref_milli(want + n, v);
+			break;
 		case 4: {
 			int w = (int)(rnd() % 30);
 			of_u64w(&o, v, w);
