@@ -71,8 +71,11 @@ static int damaged(const struct tpp_reader *r, struct an_run_stats *st, const ch
 	return st->damaged > tpp_r_nchunks(r) + 16;
 }
 
-int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
-	   int (*fn)(void *ctx, const struct tpp_event *ev), void *ctx, struct an_run_stats *st)
+/* an_run and an_run_rows: fn per event, or fn_rows per run */
+static int run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
+	       int (*fn)(void *ctx, const struct tpp_event *ev),
+	       int (*fn_rows)(void *ctx, const struct tpp_event *first, size_t stride, int n), void *ctx,
+	       struct an_run_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	struct tpp_iter_opts o = {.sz = sizeof(o), .sorted = 1};
@@ -118,10 +121,18 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 		if (!st->events)
 			st->first_ts = ev->ts;
 		int n = rc;
+		if (fn_rows && !keep) {
+			st->events += (uint64_t)n;
+			st->last_ts = ((const struct tpp_event *)(const void *)((const char *)ev + (size_t)(n - 1) * stride))->ts;
+			if ((rc = fn_rows(ctx, ev, stride, n)) < 0)
+				break;
+			an_progress(&p, st->events);
+			continue;
+		}
 		for (int i = 0; i < n; i++) {
 			st->last_ts = ev->ts;
 			st->events++;
-			if ((!keep || keep(keep_ctx, ev)) && (rc = fn(ctx, ev)) < 0)
+			if ((!keep || keep(keep_ctx, ev)) && (rc = fn ? fn(ctx, ev) : fn_rows(ctx, ev, 0, 1)) < 0)
 				break;
 			ev = (const struct tpp_event *)(const void *)((const char *)ev + stride);
 		}
@@ -133,6 +144,19 @@ int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 	tpp_iter_close(it);
 	free(want); /* read by the iterator until it closes */
 	return rc < 0 ? rc : 0;
+}
+
+int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
+	   int (*fn)(void *ctx, const struct tpp_event *ev), void *ctx, struct an_run_stats *st)
+{
+	return run(r, f, show_progress, fn, NULL, ctx, st);
+}
+
+int an_run_rows(struct tpp_reader *r, const struct an_filter *f, int show_progress,
+		int (*fn)(void *ctx, const struct tpp_event *first, size_t stride, int n), void *ctx,
+		struct an_run_stats *st)
+{
+	return run(r, f, show_progress, NULL, fn, ctx, st);
 }
 
 int an_run_cols(struct tpp_reader *r, const struct an_filter *f, int threads, int show_progress,

@@ -55,6 +55,13 @@ static inline int an_comm_match(const char *list, const char *comm)
  * 0 or a negative error, which stops the loop and is returned. */
 int an_run(struct tpp_reader *r, const struct an_filter *f, int show_progress,
 	   int (*fn)(void *ctx, const struct tpp_event *ev), void *ctx, struct an_run_stats *st);
+/* an_run for a caller that loops over the events itself (one call per run
+ * rather than per event): fn gets each run, n >= 1 events of one stream in
+ * time order from first on, each stride bytes after the one before, valid
+ * until fn returns (runs of one event when f->keep is set). */
+int an_run_rows(struct tpp_reader *r, const struct an_filter *f, int show_progress,
+		int (*fn)(void *ctx, const struct tpp_event *first, size_t stride, int n), void *ctx,
+		struct an_run_stats *st);
 /* an_run for analyses that read columns (tpp_scan): fn gets the runs of
  * each tpp_scan_runs call; threads as tpp_scan_opts.threads. -ENOTSUP,
  * before any event, when the file or f->want does not suit a scan. */

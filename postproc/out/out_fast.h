@@ -77,10 +77,8 @@ void of_milli(struct ofast *o, uint64_t v);
  * NUL), for callers that write a number's thousandths in one store
  * (export's hot path); of_frac3_len(r) of them make of_milli's decimals. */
 extern const char of_frac3[1000][4];
-static inline unsigned of_frac3_len(unsigned r)
-{
-	return r % 10 ? 4 : r % 100 ? 3 : r ? 2 : 0;
-}
+extern const uint8_t of_frac3_n[1000];
+static inline unsigned of_frac3_len(unsigned r) { return of_frac3_n[r]; }
 void of_ts(struct ofast *o, uint64_t ns);         /* seconds.nanoseconds */
 /* Wall-clock ns since the epoch as ISO-8601 UTC to the nanosecond,
  * "2026-11-26T03:43:23.123456789Z" (30 characters); wall_iso writes it and
