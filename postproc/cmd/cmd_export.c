@@ -755,8 +755,8 @@ static inline const struct xfrag *frag(struct ex *x, const struct an_frame *f)
 /* A return of th, an_pair's last thread: the call written from its
  * prepared bytes as on_exit_ writes a call without arguments, return value
  * or marks, then the frame popped as an_pair would. */
-static __attribute__((noinline)) int exit_hot(struct ex *x, struct an_thread *th,
-					      const struct tpp_event *ev, const struct an_tinfo *ti)
+static inline __attribute__((always_inline)) int exit_hot(struct ex *x, struct an_thread *th,
+							  const struct tpp_event *ev, const struct an_tinfo *ti)
 {
 	uint64_t dur;
 	const struct an_frame *f = an_pair_ret_hot(th, ev, ti, &dur);
