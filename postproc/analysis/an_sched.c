@@ -49,6 +49,7 @@ void an_sched_free(struct an_sched *s)
 	free(s->cpu);
 	free(s->cmap);
 	free(s->run_tid);
+	free(s->run_end);
 	free(s->rq_n);
 	free(s->rq_epoch);
 	hmap_free(&s->by_tid);
@@ -240,6 +241,8 @@ static int ran(struct an_sched *s, struct an_task *t, uint64_t to)
 		return rc;
 	if (t->running && t->on_since && to >= t->on_since) {
 		t->oncpu_ns += to - t->on_since;
+		if (t->cpu >= 0 && (size_t)t->cpu < s->nrun && to > s->run_end[t->cpu])
+			s->run_end[t->cpu] = to;
 		if (s->on_run && t->tid)
 			rc = s->on_run(s->cb_ctx, t->cpu, t->tid, t->on_since, to);
 	}
@@ -258,11 +261,14 @@ static int run_slot(struct an_sched *s, int32_t cpu, int32_t **slot)
 	if (cpu < 0 || cpu > 65535)
 		return 0;
 	if ((size_t)cpu >= s->nrun) {
-		size_t nc = (size_t)cpu + 1, c = s->nrun;
-		if (an_grow(&s->run_tid, &c, nc, sizeof(*s->run_tid), nc))
+		size_t nc = (size_t)cpu + 1, c = s->nrun, c2 = s->nrun;
+		if (an_grow(&s->run_tid, &c, nc, sizeof(*s->run_tid), nc) ||
+		    an_grow(&s->run_end, &c2, nc, sizeof(*s->run_end), nc))
 			return -ENOMEM;
-		for (size_t i = s->nrun; i < nc; i++)
+		for (size_t i = s->nrun; i < nc; i++) {
 			s->run_tid[i] = -1;
+			s->run_end[i] = 0;
+		}
 		s->nrun = nc;
 	}
 	*slot = &s->run_tid[cpu];
@@ -318,24 +324,45 @@ static inline __attribute__((always_inline)) int switch_out(struct an_sched *s, 
 	if ((rc = run_slot(s, cpu, slotp)))
 		return rc;
 	int32_t *slot = *slotp;
+	/* An inferred start comes after the CPU's last switch, and after the
+	 * end of what it was told to have run since (a task closed there
+	 * when it turned up on another CPU, its switch-out missing). */
+	if (since && slot && s->run_end[cpu] > since)
+		since = s->run_end[cpu] < ts ? s->run_end[cpu] : ts;
+	if (t->running && t->cpu != cpu && prev && since) {
+		/* It ran here, so it left the CPU it ran on before: that
+		 * switch-out and its switch-in here are missing. Its slice
+		 * there ends where its run here can begin; left open until
+		 * ts, it would overlap what that CPU ran since. */
+		uint64_t left = since > t->on_since ? since : t->on_since;
+		t->partial |= AN_PARTIAL_GAPS;
+		if ((rc = ran(s, t, left)))
+			return rc;
+		since = left;
+	}
 	if (!t->running && prev && !since && t->k_start)
 		since = t->k_start; /* the CPU's first switch: the slice's reports say when it began */
+	if (!t->running && prev && since && t->ready_ts > since)
+		since = t->ready_ts; /* its switch-in is missing: it ran since it became runnable */
+	if (slot && *slot >= 0 && *slot != prev) {
+		/* The task the CPU ran is not the one leaving: its
+		 * switch-out is missing. One task per CPU at a time: it
+		 * left by the time the leaving task came on (since), or,
+		 * the leaving one being idle, whose time is not told, it
+		 * is taken to have run until now, as a task switched in
+		 * again without its switch-out. */
+		struct an_task *o = task(s, *slot);
+		if (!o)
+			return -ENOMEM;
+		if (o->running && o->cpu == cpu) {
+			o->partial |= o->tid ? AN_PARTIAL_GAPS : 0;
+			if ((rc = ran(s, o, prev && since ? since : ts)))
+				return rc;
+		}
+	}
 	if (!t->running && prev && since) {
 		/* Its switch-in is missing: it ran since it became
 		 * runnable, or since the CPU last switched. */
-		if (t->ready_ts > since)
-			since = t->ready_ts;
-		if (slot && *slot >= 0 && *slot != prev) {
-			/* and so is the switch-out of the task the CPU ran */
-			struct an_task *o = task(s, *slot);
-			if (!o)
-				return -ENOMEM;
-			if (o->running && o->cpu == cpu) {
-				o->partial |= o->tid ? AN_PARTIAL_GAPS : 0;
-				if ((rc = ran(s, o, since)))
-					return rc;
-			}
-		}
 		if (t->runnable_since && (rc = wait_end(s, t, since)))
 			return rc;
 		t->running = 1;

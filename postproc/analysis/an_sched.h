@@ -112,6 +112,7 @@ struct an_sched {
 	uint32_t *rq_epoch; /* per CPU: bumped each time it goes idle */
 	size_t nrq;
 	int32_t *run_tid;  /* per CPU: the task switched in last, -1 none */
+	uint64_t *run_end; /* per CPU: the end of the latest run on_run was told */
 	size_t nrun;
 	struct an_sched_cmap *cmap; /* an_sched_want_cols */
 };

@@ -15,20 +15,26 @@
 #include "tpp_test.h"
 #include "../../postproc/analysis/an_sched.h"
 
-enum { T_SWITCH = 1, T_WAKEUP };
+enum { T_SWITCH = 1, T_WAKEUP, T_RUNTIME };
 static struct an_types ty;
-static uint64_t ran_ns[8]; /* on_run's intervals per tid */
+static uint64_t ran_ns[10]; /* on_run's intervals per tid */
+static uint64_t cpu_end[4];  /* per CPU, the end of the run on_run told last */
+static int overlaps;	     /* runs told that begin before the CPU's last told run ended */
 
 static int on_run(void *ctx, int32_t cpu, int32_t tid, uint64_t from, uint64_t to)
 {
-	(void)ctx, (void)cpu;
-	if (tid >= 0 && tid < 8)
+	(void)ctx;
+	if (tid >= 0 && tid < 10)
 		ran_ns[tid] += to - from;
+	if (cpu >= 0 && cpu < 4) {
+		overlaps += from < cpu_end[cpu] || to < from;
+		cpu_end[cpu] = to;
+	}
 	return 0;
 }
 
-static void feed(struct an_sched *s, int type, uint64_t ts, int cpu, int tid, uint64_t v0, uint64_t v1,
-		 uint64_t v2)
+static int feed_rc(struct an_sched *s, int type, uint64_t ts, int cpu, int tid, uint64_t v0, uint64_t v1,
+		   uint64_t v2)
 {
 	struct tpp_event ev;
 	memset(&ev, 0, sizeof(ev));
@@ -40,7 +46,13 @@ static void feed(struct an_sched *s, int type, uint64_t ts, int cpu, int tid, ui
 	ev.v[0].u = v0;
 	ev.v[1].u = v1;
 	ev.v[2].u = v2;
-	CHECK(an_sched_feed(s, &ty, &ev) == 0, "feed at %llu", (unsigned long long)ts);
+	return an_sched_feed(s, &ty, &ev);
+}
+
+static void feed(struct an_sched *s, int type, uint64_t ts, int cpu, int tid, uint64_t v0, uint64_t v1,
+		 uint64_t v2)
+{
+	CHECK(feed_rc(s, type, ts, cpu, tid, v0, v1, v2) == 0, "feed at %llu", (unsigned long long)ts);
 }
 /* sched_switch: prev_pid, prev_state, next_pid; sched_wakeup: pid */
 #define SWITCH(ts, cpu, prev, state, next) feed(&s, T_SWITCH, ts, cpu, prev, prev, state, next)
@@ -54,6 +66,128 @@ static const struct an_task *task(const struct an_sched *s, int32_t tid)
 	return NULL;
 }
 
+/* Switches lost on both CPUs (as `tracepp info`'s unstored): a task
+ * leaves a CPU with its switch-in there missing while the file has it
+ * running on the other, and comes back on the other with its switch-out
+ * missing. Each CPU still runs one task at a time, and on_run tells each
+ * CPU's runs in time order (a Chrome export's CPU track nests only so):
+ *
+ *   CPU0: 100 9->1 | [1's switch-out, 2's switch-in missing] 200 2->3 | 300 3->idle
+ *   CPU1: 110 8->2 | [2's switch-out, 7's switch-in missing] 250 7->1 | 400 1->idle */
+static void lost_switches(void)
+{
+	struct an_sched s;
+	CHECK(an_sched_init(&s) == 0, "init");
+	s.no_comm = 1;
+	s.on_run = on_run;
+	memset(ran_ns, 0, sizeof(ran_ns));
+	memset(cpu_end, 0, sizeof(cpu_end));
+	SWITCH(100, 0, 9, 1, 1);
+	SWITCH(110, 1, 8, 1, 2);
+	SWITCH(200, 0, 2, 1, 3);
+	SWITCH(250, 1, 7, 1, 1);
+	SWITCH(300, 0, 3, 1, 0);
+	SWITCH(400, 1, 1, 1, 0);
+	CHECK(an_sched_finish(&s, 400) == 0, "finish");
+	CHECK(!overlaps, "lost switches: %d runs overlap their CPU's last", overlaps);
+	uint64_t sum = 0;
+	for (int tid = 1; tid <= 9; tid++) {
+		const struct an_task *t = task(&s, tid);
+		CHECK(!t || ran_ns[tid] == t->oncpu_ns, "lost switches: on_run of %d", tid);
+		sum += ran_ns[tid];
+	}
+	/* two CPUs, each running from its first switch to its last */
+	CHECK(sum == (300 - 100) + (400 - 110), "lost switches: %llu ns of runs", (unsigned long long)sum);
+	CHECK(task(&s, 3)->oncpu_ns == 100 && task(&s, 1)->oncpu_ns >= 150, "lost switches: tasks 3 and 1");
+	an_sched_free(&s);
+}
+
+/* The switch that puts a task on a CPU from idle, with the switch-out of
+ * the task the CPU ran before missing (and idle's switch-in): that task
+ * runs until then, and no longer once another task is on.
+ *
+ *   CPU0: 100 9->1 | [1's switch-out missing] 200 idle->2 | 300 2->idle | 400 idle->1 | 500 1->idle */
+static void idle_leaves(void)
+{
+	struct an_sched s;
+	CHECK(an_sched_init(&s) == 0, "init");
+	s.no_comm = 1;
+	s.on_run = on_run;
+	memset(ran_ns, 0, sizeof(ran_ns));
+	memset(cpu_end, 0, sizeof(cpu_end));
+	SWITCH(100, 0, 9, 1, 1);
+	SWITCH(200, 0, 0, 0, 2);
+	SWITCH(300, 0, 2, 1, 0);
+	SWITCH(400, 0, 0, 0, 1);
+	SWITCH(500, 0, 1, 1, 0);
+	CHECK(an_sched_finish(&s, 500) == 0, "finish");
+	CHECK(!overlaps, "idle leaves: %d runs overlap their CPU's last", overlaps);
+	CHECK(ran_ns[1] == 200 && ran_ns[2] == 100 && task(&s, 1)->oncpu_ns == 200 &&
+		      task(&s, 1)->partial & AN_PARTIAL_GAPS,
+	      "idle leaves: task 1 ran %llu, task 2 %llu", (unsigned long long)ran_ns[1], (unsigned long long)ran_ns[2]);
+	an_sched_free(&s);
+}
+
+/* Random schedules of 4 CPUs and 12 tasks, true by construction (a task
+ * runs on one CPU at a time), fed with a third to an eleventh of their
+ * switches and wakeups dropped: whatever the analysis infers, each CPU runs one task at
+ * a time and on_run tells its runs in time order. */
+static void dropped_events(void)
+{
+	uint64_t seed = 7;
+	int bad = 0;
+	for (int round = 0; round < 2000; round++) {
+		struct an_sched s;
+		if (an_sched_init(&s)) {
+			bad++;
+			break;
+		}
+		s.no_comm = 1;
+		s.on_run = on_run;
+		memset(cpu_end, 0, sizeof(cpu_end));
+		int cur[4] = {0, 0, 0, 0}, on[13] = {0};
+		uint64_t ts = 1000, upd[4] = {1000, 1000, 1000, 1000};
+		ty.has[AN_RUNTIME] = round & 1; /* half the rounds with runtime reports */
+		for (int i = 0; i < 200; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			uint32_t r = (uint32_t)(seed >> 33);
+			ts += 1 + r % 50;
+			int cpu = (int)(r >> 8 & 3), next = (int)(r >> 10) % 13, drop = (r >> 20) % (unsigned)(3 + round % 8) == 0;
+			if (next && on[next]) /* running elsewhere: wake another, or go idle */
+				next = 0;
+			if ((round & 1) && (r >> 14 & 3) == 1 && cur[cpu]) {
+				/* the kernel's update of the running task's clock */
+				if (!drop)
+					bad += feed_rc(&s, T_RUNTIME, ts, cpu, cur[cpu], (uint64_t)cur[cpu], ts - upd[cpu],
+						       0) != 0;
+				upd[cpu] = ts;
+				continue;
+			}
+			if ((r >> 14 & 3) == 0) {
+				if (next && !drop)
+					bad += feed_rc(&s, T_WAKEUP, ts, cpu, cur[cpu], (uint64_t)next, 0, 0) != 0;
+				continue;
+			}
+			if (next == cur[cpu])
+				continue;
+			if (!drop)
+				bad += feed_rc(&s, T_SWITCH, ts, cpu, cur[cpu], (uint64_t)cur[cpu], (r >> 16) & 1,
+					       (uint64_t)next) != 0;
+			on[cur[cpu]] = 0;
+			on[next] = next != 0;
+			cur[cpu] = next;
+			upd[cpu] = ts;
+		}
+		bad += an_sched_finish(&s, ts) != 0;
+		an_sched_free(&s);
+		if (overlaps || bad)
+			break;
+	}
+	ty.has[AN_RUNTIME] = 0;
+	CHECK(!bad, "dropped events: %d feeds failed", bad);
+	CHECK(!overlaps, "dropped events: %d runs overlap their CPU's last", overlaps);
+}
+
 int main(void)
 {
 	memset(&ty, 0, sizeof(ty));
@@ -65,6 +199,9 @@ int main(void)
 	ty.t[T_SWITCH].f[R_NEXT_PID] = 2;
 	ty.t[T_WAKEUP].kind = AN_WAKEUP;
 	ty.t[T_WAKEUP].f[R_PID] = 0;
+	ty.t[T_RUNTIME].kind = AN_RUNTIME;
+	ty.t[T_RUNTIME].f[R_PID] = 0;
+	ty.t[T_RUNTIME].f[R_RUNTIME] = 1;
 	ty.has[AN_SWITCH] = ty.has[AN_WAKEUP] = 1;
 
 	struct an_sched s;
@@ -108,6 +245,10 @@ int main(void)
 	/* on_run saw the same runs the totals add up */
 	for (int tid = 1; tid <= 5; tid++)
 		CHECK(ran_ns[tid] == task(&s, tid)->oncpu_ns, "on_run of %d: %llu", tid, (unsigned long long)ran_ns[tid]);
+	CHECK(!overlaps, "%d runs overlap their CPU's last", overlaps);
 	an_sched_free(&s);
+	lost_switches();
+	idle_leaves();
+	dropped_events();
 	TEST_DONE();
 }
