@@ -63,4 +63,20 @@ test_expect 'the progress line (files over 4 Mi events) on the terminal without 
 	! grep -q "events" p2
 '
 
+test_expect 'a pager that cannot run or ends early: one line naming it and exit 1, never a silent exit 141; quit early, exit 0; a one-word pager that cannot run: the output on the terminal' '
+	unset PAGER
+	"$TRACEPP" sched --color=never "$DEMO" >plain 2>/dev/null &&
+	TRACEPP_PAGER=/nonexistent tty "$TRACEPP sched --color=never $DEMO 2>err; echo rc=\$?" | tr -d "\r" >out &&
+	grep -q "^rc=0$" out && grep -v "^rc=" out | cmp - plain &&
+	[ "$(grep -c "^tracepp: cannot run the pager ./nonexistent.: No such file or directory" err)" = 1 ] &&
+	for c in dump info; do
+		TRACEPP_PAGER="/nonexistent -x" tty "$TRACEPP $c $DEMO 2>err; echo rc=\$?" | tr -d "\r" >out &&
+		grep -q "^rc=1$" out && [ "$(grep -c "^tracepp: the pager ./nonexistent -x. could not run (exit status 127)" err)" = 1 ] || return 1
+	done &&
+	TRACEPP_PAGER=false tty "$TRACEPP dump $DEMO 2>err; echo rc=\$?" | tr -d "\r" >out &&
+	grep -q "^rc=1$" out && grep -q "^tracepp: the pager .false. failed (exit status 1)" err &&
+	TRACEPP_PAGER="head -2" tty "$TRACEPP dump $DEMO 2>err; echo rc=\$?" | tr -d "\r" >out &&
+	grep -q "^rc=0$" out && [ "$(grep -c . out)" = 3 ] && ! grep -q "^tracepp" err
+'
+
 test_done

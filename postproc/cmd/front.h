@@ -3,8 +3,10 @@
  *
  * The pager: tracepp's text through a pager when it goes to a terminal, as
  * perf and git do it. Nothing is run by a name someone else can swap:
- * $TRACEPP_PAGER or $PAGER is the user's own choice and runs as git runs it,
- * "/bin/sh -c PAGER" (empty or "cat": no pager); without one, less from
+ * $TRACEPP_PAGER or $PAGER is the user's own choice and runs as git runs it:
+ * one word (no blank, no shell metacharacter) directly (a PATH search, as
+ * the shell would make), else "/bin/sh -c PAGER" (empty or "cat": no
+ * pager); without one, less from
  * /usr/bin or /bin (absolute paths, never a PATH search), with LESS=FRSX
  * when LESS is not set (quit when it fits one screen, colours through, no
  * line wrapping, no screen clearing). */
@@ -23,8 +25,11 @@ extern const char cli_front_help[];
 
 /* Starts the pager when stdout is a terminal: stdout then goes into it,
  * and at exit tracepp closes stdout and waits for it. 1 when started, 0
- * when not (no terminal, no pager), -errno when it could not start (the
- * output then goes to the terminal as it would have). */
+ * when not (no terminal, no pager), -errno when it could not start (one
+ * line names it; the output then goes to the terminal as it would have).
+ * A pager that ends before the output does ends tracepp: exit 0 when it
+ * exited 0 (the user quit it), else one line naming it and its exit status
+ * (127: the shell found no such command), exit 1; never a silent SIGPIPE. */
 int pager_start(void);
 
 #endif
