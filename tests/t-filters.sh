@@ -62,4 +62,22 @@ test_expect 'a filter that passes nothing: the same one line and exit 0 in every
 	"$TRACEPP" dump --tid=1,x "$SMALL" >out 2>err; [ $? = 2 ] && [ "$(wc -l <err)" = 1 ]
 '
 
+# review s7 C7: the task filter judged alone hid an empty window, and
+# export --table judged nothing but the task filter
+test_expect 'one rule: any filter that passes nothing is said, with every filter named: a task of the file plus an empty window; export --table too' '
+	for c in sched replay latency callgraph; do
+		none $c --comm=gen-app --time-range=1000s,2000s "$FUNC" &&
+		grep -q "passes --comm=gen-app --time-range=1000s,2000s$" err || exit 1
+	done &&
+	none sched --tid=28124 --time-range=1000s,2000s "$DEMO" && grep -q "passes --tid=28124 --time-range=1000s,2000s$" err &&
+	for t in events calls sched; do
+		none export --table=$t --format=csv --time-range=1000s,2000s "$FUNC" || exit 1
+		none export --table=$t --format=csv --comm=nosuch "$FUNC" && grep -q "passes --comm=nosuch$" err || exit 1
+	done &&
+	none export --table=events --format=csv --where="common_pid == -5" "$DEMO" && grep -q "passes --where=common_pid == -5$" err &&
+	none export --table=events --format=csv --comm=gen-app --time-range=1000s,2000s "$FUNC" &&
+	"$TRACEPP" export --table=events --format=csv --comm=gen-app "$FUNC" >out 2>err && ! grep -q "no event" err &&
+	[ $(wc -l <out) -gt 100 ] && "$TRACEPP" sched --tid=28124 "$DEMO" >out 2>err && ! grep -q "no event" err
+'
+
 test_done

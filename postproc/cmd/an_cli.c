@@ -232,15 +232,15 @@ int acli_fail(const struct acli *c, int err, const struct an_run_stats *st)
 	return 1;
 }
 
-/* Says when the filters passed no event: the task filter is asked after
- * the others (so a task that passed passed them all), --where after the
- * time range; st NULL: the task filter alone (plot). */
+/* Says when the filters passed no event, one rule for every command: the
+ * time range passed none, or --where passed none, or --tid/--comm passed
+ * no task (asked after the others, so a task that passed passed them all);
+ * any of them suffices, and the line names every filter given. st NULL:
+ * the task filter alone (plot). */
 static void report_none(const struct acli *c, const struct an_run_stats *st)
 {
-	int none = c->f.tids || c->f.comm ? c->task_asks && !c->task_hits
-		   : !st		    ? 0
-		   : c->where		    ? !c->where_hits
-					    : c->range && !st->events;
+	int none = (st && c->range && !st->events) || (st && c->where && !c->where_hits) ||
+		   ((c->f.tids || c->f.comm) && !c->task_hits);
 	if (!none)
 		return;
 	char tids[96] = "", fl[512] = "";
@@ -257,6 +257,11 @@ static void report_none(const struct acli *c, const struct an_run_stats *st)
 void acli_report_tasks(const struct acli *c)
 {
 	report_none(c, NULL);
+}
+
+void acli_report_none(const struct acli *c, const struct an_run_stats *st)
+{
+	report_none(c, st);
 }
 
 void acli_report_run(const struct acli *c, const struct an_run_stats *st)

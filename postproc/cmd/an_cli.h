@@ -157,6 +157,11 @@ void acli_report_run(const struct acli *c, const struct an_run_stats *st);
 /* The line of acli_report_run that says --tid/--comm matched no task
  * (for a command that does not use acli_open: plot). */
 void acli_report_tasks(const struct acli *c);
+/* The line alone of acli_report_run that says the filters passed no event,
+ * for a command that runs an_run itself (export --table): c->range,
+ * c->where (c->where_hits counted by acli_where_open's filter) and the
+ * task filter as acli_report_run judges them. */
+void acli_report_none(const struct acli *c, const struct an_run_stats *st);
 /* Releases what acli_open / acli_start opened (c->ty included). */
 void acli_close(struct acli *c);
 /* 1 if tid passes --tid/--comm (comm may be NULL: looked up); counted. */

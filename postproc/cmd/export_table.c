@@ -560,7 +560,8 @@ static int one_file(struct xt *x, const char *path)
 	x->c.r = x->r;
 	x->c.names = x->names;
 	x->c.path = path;
-	x->c.task_asks = x->c.task_hits = 0;
+	x->c.range = x->range;
+	x->c.task_asks = x->c.task_hits = x->c.where_hits = 0;
 	if ((rc = acli_where_open(&x->c)))
 		goto out;
 	f.keep = x->c.f.keep;
@@ -610,7 +611,7 @@ static int one_file(struct xt *x, const char *path)
 	if (rc)
 		goto fail;
 	cli_warn_damaged("export", st.damaged, st.last_error);
-	acli_report_tasks(&x->c);
+	acli_report_none(&x->c, &st); /* the one rule: any filter that passed nothing */
 	rc = 0;
 	goto out;
 fail:
