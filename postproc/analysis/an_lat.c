@@ -2,6 +2,7 @@
  * while they fit a global budget, a log-linear histogram past it. */
 #include <errno.h>
 #include <math.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,19 @@
 #include "spawn_away.h"
 
 /* Sample slots allocated by all distributions of the process together
- * (capacity, so that adding a sample needs no global count). */
-static size_t held;
+ * (capacity, so that adding a sample needs no global count), and the most
+ * ever allocated at once. Lowered only when the memory is given back. */
+static size_t held, held_peak;
+
+size_t an_lat_held(void)
+{
+	return held;
+}
+
+size_t an_lat_held_peak(void)
+{
+	return held_peak;
+}
 
 #define SUB_BITS 7
 #define SUB (1u << SUB_BITS)
@@ -124,9 +136,37 @@ static int room_for(void *arr, size_t *cap, size_t n, size_t elem, size_t *reg)
 	if (!nv)
 		return -1;
 	held += nc - *cap;
+	if (held > held_peak)
+		held_peak = held;
 	*(void **)arr = nv;
 	*cap = nc;
 	return 0;
+}
+
+/* Gives back an array's slots past its n samples: a malloc'd one shrinks,
+ * a huge-page region drops its whole 2 MiB pages past them. */
+static void shrink(void *arr, size_t *cap, size_t n, size_t elem, size_t reg)
+{
+	size_t nc = n;
+	if (reg) {
+		size_t keep = (n * elem + HM_HUGE - 1) / HM_HUGE * HM_HUGE;
+		size_t had = (*cap * elem + HM_HUGE - 1) / HM_HUGE * HM_HUGE;
+		if (keep >= had || madvise((char *)*(void **)arr + keep, had - keep, MADV_DONTNEED))
+			return;
+		nc = keep / elem;
+	} else if (!n) {
+		free(*(void **)arr);
+		*(void **)arr = NULL;
+	} else {
+		void *nv = realloc(*(void **)arr, n * elem);
+		if (!nv)
+			return; /* kept as it was, still counted */
+		*(void **)arr = nv;
+	}
+	if (nc < *cap) {
+		held -= *cap - nc;
+		*cap = nc;
+	}
 }
 
 
@@ -168,6 +208,27 @@ static int room_more(void *arr, size_t *cap, size_t n, size_t more, size_t elem,
 	return 0;
 }
 
+/* Moves the samples of one array of src onto the end of dst's, a 2 MiB
+ * step at a time, src giving back each step's memory before dst takes the
+ * next: the two never hold more than the budget between them (a union that
+ * fits the budget moves whole, one step of slack aside). 0, or -1 when dst
+ * cannot take the rest (what moved stays in dst, the rest in src). */
+static int move_samples(void *darr, size_t *dcap, size_t *dn, size_t *dreg, void *sarr, size_t *scap,
+			size_t *sn, size_t sreg, size_t elem)
+{
+	shrink(sarr, scap, *sn, elem, sreg);
+	while (*sn) {
+		size_t k = HM_HUGE / elem < *sn ? HM_HUGE / elem : *sn;
+		if (room_more(darr, dcap, *dn, k, elem, dreg))
+			return -1;
+		memcpy((char *)*(void **)darr + *dn * elem, (char *)*(void **)sarr + (*sn - k) * elem, k * elem);
+		*dn += k;
+		*sn -= k;
+		shrink(sarr, scap, *sn, elem, sreg);
+	}
+	return 0;
+}
+
 void an_lat_merge(struct an_lat *dst, struct an_lat *src)
 {
 	if (!src->count) {
@@ -190,33 +251,29 @@ void an_lat_merge(struct an_lat *dst, struct an_lat *src)
 	for (int b = 0; b < 65; b++)
 		dst->log2[b] += src->log2[b];
 	dst->sorted = 0;
-	/* src's samples leave the budget now: the union may fit where both,
-	 * counted twice, would not */
-	held -= src->cap + src->bigcap;
-	src->cap = src->bigcap = 0;
-	if (dx && sx && !room_more(&dst->v, &dst->cap, dst->n, src->n, sizeof(*dst->v), &dst->vreg) &&
-	    !room_more(&dst->big, &dst->bigcap, dst->nbig, src->nbig, sizeof(*dst->big), NULL)) {
-		if (src->n)
-			memcpy(dst->v + dst->n, src->v, src->n * sizeof(*src->v));
-		if (src->nbig)
-			memcpy(dst->big + dst->nbig, src->big, src->nbig * sizeof(*src->big));
-		dst->n += src->n;
-		dst->nbig += src->nbig;
-	} else {
-		if (dx)
-			go_inexact(dst); /* its own samples into buckets */
-		if (dst->fine && sx) {
-			for (size_t i = 0; i < src->n; i++)
-				dst->fine[fine_bucket(src->v[i])]++;
-			for (size_t i = 0; i < src->nbig; i++)
-				dst->fine[fine_bucket(src->big[i])]++;
-		} else if (dst->fine && src->fine) {
-			for (unsigned b = 0; b < NFINE + 2 * SUB; b++)
-				dst->fine[b] += src->fine[b];
-		} else if (dst->fine) { /* src kept only log2 buckets: so does the union */
-			free(dst->fine);
-			dst->fine = NULL;
-		}
+	/* src's samples leave the budget only as their memory does: the union
+	 * may fit where both, each with its slack, would not, and the budget
+	 * holds at every instant */
+	if (dx && sx && !move_samples(&dst->v, &dst->cap, &dst->n, &dst->vreg, &src->v, &src->cap, &src->n,
+				      src->vreg, sizeof(*dst->v)) &&
+	    !move_samples(&dst->big, &dst->bigcap, &dst->nbig, NULL, &src->big, &src->bigcap, &src->nbig, 0,
+			  sizeof(*dst->big))) {
+		an_lat_free(src);
+		return;
+	}
+	if (dx)
+		go_inexact(dst); /* its own samples (and what moved) into buckets */
+	if (dst->fine && sx) { /* what did not move */
+		for (size_t i = 0; i < src->n; i++)
+			dst->fine[fine_bucket(src->v[i])]++;
+		for (size_t i = 0; i < src->nbig; i++)
+			dst->fine[fine_bucket(src->big[i])]++;
+	} else if (dst->fine && src->fine) {
+		for (unsigned b = 0; b < NFINE + 2 * SUB; b++)
+			dst->fine[b] += src->fine[b];
+	} else if (dst->fine) { /* src kept only log2 buckets: so does the union */
+		free(dst->fine);
+		dst->fine = NULL;
 	}
 	an_lat_free(src);
 }

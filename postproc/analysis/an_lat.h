@@ -87,9 +87,16 @@ static inline uint64_t an_lat_avg(const struct an_lat *l)
 /* Adds src's samples to dst and leaves src empty (freed, as after
  * an_lat_init): several files' distributions of one function or device
  * become one, whose percentiles are those of the union. Exact when both
- * were exact and the union fits the budget; else the log-linear histogram
- * of both (or, out of memory, the log2 one), as an_lat_add degrades. */
+ * were exact and the union fits the budget (one 2 MiB step to spare: the
+ * samples move in steps, src's memory given back as dst takes it, so the
+ * budget holds at every instant); else the log-linear histogram of both
+ * (or, out of memory, the log2 one), as an_lat_add degrades. */
 void an_lat_merge(struct an_lat *dst, struct an_lat *src);
+/* Sample slots (of the budget) the process's distributions hold now, and
+ * the most they ever held at once: never above AN_LAT_BUDGET, merges
+ * included (a slot counts until its memory is given back). */
+size_t an_lat_held(void);
+size_t an_lat_held_peak(void);
 /* JSON array [[lo, hi, count], ...] of the non-empty log2 buckets, malloc'd. */
 char *an_lat_hist_json(const struct an_lat *l);
 #endif
