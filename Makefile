@@ -182,6 +182,7 @@ $(B)/tests/vals: $(B)/obj/postproc/out/vals.o
 $(B)/tests/fieldfmt: $(B)/obj/postproc/out/fieldfmt.o $(B)/obj/gen/syscall_names.o
 $(B)/tests/xtable: $(B)/obj/postproc/out/xtable.o $(B)/obj/postproc/out/out_fast.o
 $(B)/tests/an_lat: $(B)/obj/postproc/analysis/an_lat.o
+$(B)/tests/an_merge: $(B)/obj/postproc/cmd/an_merge.o
 $(B)/tests/script_map: $(B)/obj/postproc/script/sc_map.o
 $(B)/tests/task_names: $(B)/obj/recorder/task_names.o
 $(B)/tests/printfmt: $(B)/obj/recorder/event_format.o $(B)/obj/postproc/out/pfmt_text.o

@@ -58,11 +58,12 @@ struct fstate { /* one thread's simulated program */
 int main(int argc, char **argv)
 {
 	const char *out = NULL, *mix = "func,sched,block,net";
-	uint64_t n = 1000000, seed = 1;
+	uint64_t n = 1000000, seed = 1, start_s = 0;
 	int cpus = 4, threads = 4, abandon = 0;
 	uint32_t chunk_events = 0;
 	static const struct option lo[] = {{"mix", 1, 0, 'm'},   {"cpus", 1, 0, 'c'},   {"threads", 1, 0, 't'},
 					   {"seed", 1, 0, 's'},  {"abandon", 0, 0, 'a'}, {"chunk-events", 1, 0, 'k'},
+					   {"start-s", 1, 0, 'S'},
 					   {"help", 0, 0, 'h'},  {0, 0, 0, 0}};
 	int c;
 	while ((c = getopt_long(argc, argv, "o:n:h", lo, NULL)) != -1) {
@@ -75,9 +76,11 @@ int main(int argc, char **argv)
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'a': abandon = 1; break;
 		case 'k': chunk_events = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'S': start_s = strtoull(optarg, NULL, 0); break;
 		case 'h':
 			printf("usage: tpp-gen -o FILE [-n EVENTS] [--mix func,sched,block,net] [--cpus N] [--threads N] "
-			       "[--seed S] [--abandon] [--chunk-events N]\n");
+			       "[--seed S] [--abandon] [--chunk-events N] [--start-s S]\n"
+			       "  --start-s S: the events start S s after now (files of disjoint windows)\n");
 			return 0;
 		default: return 2;
 		}
@@ -121,7 +124,7 @@ int main(int argc, char **argv)
 			return die("add type", e);
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	uint64_t t0 = (uint64_t)now.tv_sec * 1000000000ull;
+	uint64_t t0 = ((uint64_t)now.tv_sec + start_s) * 1000000000ull;
 	const int32_t pid = 4242;
 	/* tasks: the traced program's threads plus some other processes */
 	static const char *others[] = {"kworker/0:1", "sshd", "postgres", "nginx", "systemd-journal", "rcu_sched"};

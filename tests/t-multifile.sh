@@ -247,6 +247,48 @@ test_expect '--clock=wall: dump text, dump JSON, replay and io agree on every in
 	PY
 '
 
+# Merged rates (review s7 B5): totals over the union of the files' wall-clock
+# windows. Two runs 100 s apart (tpp-gen --start-s) are no fleet of two
+# hosts at once: their merged rate is the total over both windows, between
+# the two files' own; the same file twice is two hosts side by side: twice
+# its rate. The truth is each file's own count and rate (its window is
+# count / rate) and info's wall-clock windows, which must not overlap.
+test_expect 'merged io iops/bytes/s/avg-qd and net packets/s: totals over the union of the files'\'' wall-clock windows (runs apart average, hosts side by side add up)' '
+	"$GEN" -o x.tpp -n 6000 --seed 1 >/dev/null 2>&1 && "$GEN" -o y.tpp -n 6000 --seed 2 --start-s 100 >/dev/null 2>&1 &&
+	for f in x y "x y" "x x"; do
+		n=$(echo $f | tr -d " ")
+		"$TRACEPP" io --format=csv $(printf "%s.tpp " $f) >io-$n.csv 2>/dev/null &&
+		"$TRACEPP" net --format=csv $(printf "%s.tpp " $f) >net-$n.csv 2>/dev/null || return 1
+	done &&
+	"$TRACEPP" info --format=json x.tpp y.tpp >i.json &&
+	python3 - <<-"PY"
+	import csv, json
+	i = json.load(open("i.json"))
+	assert i[0]["wall_clock"]["end_ns"] < i[1]["wall_clock"]["start_ns"], "windows overlap"
+	def rows(name, key):
+	    return {tuple(r[k] for k in key): r for r in csv.DictReader(open(name))}
+	def near(a, b):
+	    return abs(a - b) <= 1e-3 * max(abs(a), abs(b))
+	for kind, key, cnt, rates in (("io", ("dev", "op"), "count", (("iops", "count"), ("bytes_per_s", "bytes"))),
+	                              ("net", ("dev",), "tx_packets", (("tx_pps", "tx_packets"), ("rx_pps", "rx_packets")))):
+	    x, y, xy, xx = (rows("%s-%s.csv" % (kind, n), key) for n in ("x", "y", "xy", "xx"))
+	    assert set(x) == set(y) == set(xy) == set(xx) and len(x) > 0
+	    for k in x:
+	        for rate, tot in rates:
+	            fx, fy = float(x[k][rate]), float(y[k][rate])
+	            span = int(x[k][tot]) / fx + int(y[k][tot]) / fy  # the two windows, apart
+	            want = (int(x[k][tot]) + int(y[k][tot])) / span
+	            got = float(xy[k][rate])
+	            assert near(got, want) and min(fx, fy) <= got <= max(fx, fy), (kind, k, rate, got, want, fx, fy)
+	            assert not near(got, fx + fy), (kind, k, rate, "the sum of the rates")
+	            assert near(float(xx[k][rate]), 2 * fx), (kind, k, rate, xx[k][rate], fx)
+	        if kind == "io":
+	            qx, qy, q = float(x[k]["avg_qd"]), float(y[k]["avg_qd"]), float(xy[k]["avg_qd"])
+	            assert min(qx, qy) - 1e-6 <= q <= max(qx, qy) + 1e-6, (k, q, qx, qy)
+	            assert near(float(xx[k]["avg_qd"]), 2 * qx), (k, xx[k]["avg_qd"], qx)
+	PY
+'
+
 else
 test_skip 'several files, one analysis' 'tpp-gen under unshare -u (a hostname of its own) failed here'
 fi

@@ -98,3 +98,51 @@ void amerge_free(struct amerge *m)
 	hmap_free(&m->idx);
 	memset(m, 0, sizeof(*m));
 }
+
+int aspan_add(struct aspan *s, int64_t lo, int64_t hi)
+{
+	if (hi < lo)
+		return 0;
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 8;
+		void *nw = realloc(s->w, nc * sizeof(*s->w));
+		if (!nw)
+			return -ENOMEM;
+		s->w = nw;
+		s->cap = nc;
+	}
+	s->w[s->n][0] = lo;
+	s->w[s->n][1] = hi;
+	s->n++;
+	return 0;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+uint64_t aspan_union(struct aspan *s)
+{
+	if (!s->n)
+		return 0;
+	qsort(s->w, s->n, sizeof(*s->w), by_lo);
+	uint64_t len = 0;
+	int64_t lo = s->w[0][0], hi = s->w[0][1];
+	for (size_t i = 1; i < s->n; i++) {
+		if (s->w[i][0] > hi) { /* a gap: the run so far is done */
+			len += (uint64_t)(hi - lo);
+			lo = s->w[i][0];
+		}
+		if (s->w[i][1] > hi)
+			hi = s->w[i][1];
+	}
+	return len + (uint64_t)(hi - lo);
+}
+
+void aspan_free(struct aspan *s)
+{
+	free(s->w);
+	memset(s, 0, sizeof(*s));
+}

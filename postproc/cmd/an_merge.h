@@ -31,4 +31,19 @@ static inline void *amerge_at(const struct amerge *m, size_t i)
 typedef int (*amerge_cmp)(const void *x, const char *kx, const void *y, const char *ky);
 uint32_t *amerge_sorted(const struct amerge *m, amerge_cmp cmp);
 void amerge_free(struct amerge *m);
+
+/* Time windows of several files on one clock (wall-clock ns), for a merged
+ * rate: the length of their union is the time at least one of them was
+ * recording, so two runs at different times are not taken for hosts
+ * recording side by side (nor the other way round). Lifecycle: zeroed
+ * (= empty) .. aspan_free. */
+struct aspan {
+	int64_t (*w)[2]; /* [lo, hi] pairs */
+	size_t n, cap;
+};
+/* Adds [lo, hi] (hi < lo is taken as empty): 0, or -ENOMEM. */
+int aspan_add(struct aspan *s, int64_t lo, int64_t hi);
+/* The length of the windows' union in ns (sorts them in place). */
+uint64_t aspan_union(struct aspan *s);
+void aspan_free(struct aspan *s);
 #endif

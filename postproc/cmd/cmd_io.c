@@ -28,9 +28,11 @@ static const char usage_text[] =
 	"                           alignment error said once, with the wall column)\n"
 	"Merged (without --by-host or --interval): one row per device and op across the\n"
 	"files (a device number names a disk on each host: the fleet's disks of that\n"
-	"number): counts, bytes and errors added; iops, bytes/s and avg-qd the sum of\n"
-	"the hosts' (the fleet's rate); max-qd the largest; latency percentiles those of\n"
-	"every file's requests together.\n";
+	"number): counts, bytes and errors added; iops and bytes/s the totals over the\n"
+	"union of the files' wall-clock windows (the time any of them recorded: hosts\n"
+	"side by side add up, runs at different times average), avg-qd the requests in\n"
+	"flight over the union of the device's windows; max-qd the largest; latency\n"
+	"percentiles those of every file's requests together.\n";
 
 struct io_run {
 	struct acli *c;
@@ -52,7 +54,9 @@ struct mdev {
 	char dev[32];
 	const char *op;
 	uint64_t count, bytes, errors, max_qd;
-	double iops, bps, avg_qd;
+	long double qd_area;  /* requests in flight x ns, all files */
+	struct aspan files;   /* wall-clock windows of the files that have it */
+	struct aspan busy;    /* the device's own windows (first request .. last change) */
 	struct an_lat d2c, q2c;
 };
 
@@ -164,9 +168,12 @@ static int io_done(struct acli *c, void *ctx)
 	int rc = 0;
 	for (size_t i = 0; !rc && i < r->merged.n; i++) {
 		struct mdev *d = amerge_at(&r->merged, i);
+		uint64_t span = aspan_union(&d->files), dspan = aspan_union(&d->busy);
+		double iops = span ? d->count * 1e9 / span : 0, bps = span ? d->bytes * 1e9 / span : 0;
+		double avg_qd = dspan ? (double)(d->qd_area / dspan) : 0;
 		struct tbl_cell v[14];
-		io_row(v, d->dev, d->op, d->count, d->bytes, d->iops, d->bps, &d->d2c, &d->q2c, d->avg_qd,
-		       d->max_qd, d->errors);
+		io_row(v, d->dev, d->op, d->count, d->bytes, iops, bps, &d->d2c, &d->q2c, avg_qd, d->max_qd,
+		       d->errors);
 		rc = tbl_row(t, v);
 	}
 	return tbl_close(t) || rc ? 1 : 0;
@@ -231,6 +238,7 @@ static int io_file(struct acli *c, void *ctx)
 	}
 	uint64_t span = st.last_ts > st.first_ts ? st.last_ts - st.first_ts : 0;
 	int merged = acli_merged(c);
+	const struct tpp_clock *clk = tpp_r_clock(c->r);
 	struct table *t = merged ? NULL : acli_tbl_open(c, cols, sizeof(cols) / sizeof(cols[0]));
 	int failed = !merged && !t;
 	for (size_t i = 0; !failed && i < r->io.n; i++) {
@@ -256,9 +264,12 @@ static int io_file(struct acli *c, void *ctx)
 				e->count += d->count;
 				e->bytes += d->bytes;
 				e->errors += d->errors;
-				e->iops += iops;
-				e->bps += bps;
-				e->avg_qd += avg_qd;
+				e->qd_area += d->qd_area;
+				/* rates over wall-clock windows: the hosts' clocks as NTP keeps them */
+				failed = aspan_add(&e->files, tpp_clock_wall(clk, st.first_ts, NULL),
+						   tpp_clock_wall(clk, st.first_ts + span, NULL)) ||
+					 aspan_add(&e->busy, tpp_clock_wall(clk, d->first_ts, NULL),
+						   tpp_clock_wall(clk, d->first_ts + dspan, NULL));
 				if (d->max_qd > e->max_qd)
 					e->max_qd = d->max_qd;
 				an_lat_merge(&e->d2c, &d->d2c);
@@ -318,6 +329,8 @@ int cmd_io(int argc, char **argv)
 	for (size_t i = 0; i < r.merged.n; i++) {
 		an_lat_free(&((struct mdev *)amerge_at(&r.merged, i))->d2c);
 		an_lat_free(&((struct mdev *)amerge_at(&r.merged, i))->q2c);
+		aspan_free(&((struct mdev *)amerge_at(&r.merged, i))->files);
+		aspan_free(&((struct mdev *)amerge_at(&r.merged, i))->busy);
 	}
 	amerge_free(&r.merged);
 	acli_close(&c);

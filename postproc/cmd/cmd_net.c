@@ -29,8 +29,10 @@ static const char usage_text[] =
 	ACLI_MULTI_USAGE
 	"Merged (without --by-host): one row per device name across the files (a name\n"
 	"names a device on each host: the fleet's devices of that name): packets, bytes\n"
-	"and errors added, packets/s the sum of the hosts' rates, queue percentiles those\n"
-	"of every file's packets together; --conns keeps each host's connections.\n";
+	"and errors added, packets/s the totals over the union of the files' wall-clock\n"
+	"windows (the time any of them recorded: hosts side by side add up, runs at\n"
+	"different times average), queue percentiles those of every file's packets\n"
+	"together; --conns keeps each host's connections.\n";
 
 static int feed(void *ctx, const struct tpp_event *ev)
 {
@@ -75,7 +77,7 @@ struct net_opts {
 /* A device name's numbers across files. */
 struct mnet {
 	uint64_t tx_packets, tx_bytes, tx_errors, rx_packets, rx_bytes;
-	double tx_pps, rx_pps;
+	struct aspan files; /* wall-clock windows of the files that have it */
 	struct an_lat qlat;
 };
 
@@ -106,9 +108,10 @@ static int net_done(struct acli *c, void *ctx)
 	int rc = 0;
 	for (size_t i = 0; !rc && i < o->merged.n; i++) {
 		struct mnet *d = amerge_at(&o->merged, i);
+		double span = aspan_union(&d->files) / 1e9;
 		struct tbl_cell v[10];
 		dev_row(v, o->merged.keys[i], d->tx_packets, d->tx_bytes, d->rx_packets, d->rx_bytes, d->tx_errors,
-			d->tx_pps, d->rx_pps, &d->qlat);
+			span > 0 ? d->tx_packets / span : 0, span > 0 ? d->rx_packets / span : 0, &d->qlat);
 		rc = tbl_row(t, v);
 	}
 	return tbl_close(t) || rc ? 1 : 0;
@@ -199,8 +202,11 @@ static int net_file(struct acli *c, void *ctx)
 			e->tx_errors += d->tx_errors;
 			e->rx_packets += d->rx_packets;
 			e->rx_bytes += d->rx_bytes;
-			e->tx_pps += tx_pps;
-			e->rx_pps += rx_pps;
+			/* rates over wall-clock windows: the hosts' clocks as NTP keeps them */
+			const struct tpp_clock *clk = tpp_r_clock(c->r);
+			if ((failed = aspan_add(&e->files, tpp_clock_wall(clk, st.first_ts, NULL),
+						tpp_clock_wall(clk, st.last_ts > st.first_ts ? st.last_ts : st.first_ts, NULL))))
+				break;
 			an_lat_merge(&e->qlat, &d->qlat);
 			continue;
 		}
@@ -239,7 +245,10 @@ int cmd_net(int argc, char **argv)
 	}
 	rc = acli_each(&c, net_file, net_done, &o);
 	for (size_t i = 0; i < o.merged.n; i++)
+	{
 		an_lat_free(&((struct mnet *)amerge_at(&o.merged, i))->qlat);
+		aspan_free(&((struct mnet *)amerge_at(&o.merged, i))->files);
+	}
 	amerge_free(&o.merged);
 	acli_close(&c);
 	return rc;
