@@ -56,11 +56,18 @@ test_expect 'a bad --color is a usage error: one line, exit 2; --help lists both
 	{ "$TRACEPP" --color=never >out 2>err; [ $? = 2 ]; } && [ $(wc -l <err) = 1 ] && grep -q "no command after --color=never" err
 '
 
-test_expect 'the progress line (files over 4 Mi events) on the terminal without a pager, not over the pager'\''s screen' '
+test_expect 'the progress line (files over 4 Mi events) on the terminal without a pager, not over the pager'\''s screen: dump, script' '
 	"$B/bench/tpp-gen" -o big.tpp -n 4300000 --mix sched >/dev/null 2>&1 &&
 	tty "$TRACEPP dump big.tpp >/dev/null" | tr "\r" "\n" >p1 && grep -q "% [0-9]* events" p1 &&
 	TRACEPP_PAGER="wc -l" tty "$TRACEPP dump big.tpp" | tr "\r" "\n" >p2 && grep -q "^4300000$" p2 &&
-	! grep -q "events" p2
+	! grep -q "events" p2 &&
+	# script too (as dump and info), cleared before END prints; not with -q, not under the pager
+	printf "%s\n" "tracepoint:sched:sched_switch { @n = count(); }" >n.bt &&
+	tty "$TRACEPP script --no-pager n.bt big.tpp" | tr "\r" "\n" >p3 && grep -q "% [0-9]* events" p3 &&
+	grep -q "^@n: 2150000" p3 && tty "$TRACEPP script --no-pager -q n.bt big.tpp" | tr "\r" "\n" >p4 &&
+	grep -q "^@n: 2150000" p4 && ! grep -q "events" p4 &&
+	TRACEPP_PAGER="cat >$PWD/paged" tty "$TRACEPP script n.bt big.tpp" | tr "\r" "\n" >p5 &&
+	grep -q "^@n: 2150000" paged && ! grep -q "events" p5
 '
 
 test_expect 'a pager that cannot run or ends early: one line naming it and exit 1, never a silent exit 141; quit early, exit 0; a one-word pager that cannot run: the output on the terminal' '

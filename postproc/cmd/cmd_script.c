@@ -11,18 +11,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "an_run.h"
 #include "cli.h"
 #include "commands.h"
 #include "script.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tracepp script [--format=text|json] [--time-range=FROM,TO] -e 'PROGRAM' FILE\n"
+	fprintf(f, "usage: tracepp script [--format=text|json] [--time-range=FROM,TO] [-q] -e 'PROGRAM' FILE\n"
 		   "       tracepp script [OPTIONS] PROGRAM.bt FILE\n"
 		   "  a bpftrace program over a recording: probes BEGIN, END, tracepoint:SYS:NAME,\n"
 		   "  uprobe:BIN:FUNC, uretprobe:BIN:FUNC, interval:s:N (on trace time);\n"
 		   "  maps and aggregations printed at the end as bpftrace prints them\n"
 		   "  -f, --format=json  bpftrace's -f json output\n"
+		   "  -q, --quiet        no progress line (else one on stderr when it is a terminal,\n"
+		   "                     the file holds over 4 Mi events and no pager runs)\n"
 		   "  -h, --help         this text\n");
 }
 
@@ -66,15 +69,29 @@ static char *read_prog(const char *path, size_t *len)
 	return buf;
 }
 
+/* The progress line of the events read; cleared when they end, before
+ * END's output goes to the same terminal. */
+static void progress(void *ctx, uint64_t events, int done)
+{
+	struct an_progress *p = ctx;
+	if (!done) {
+		an_progress(p, events);
+		return;
+	}
+	an_progress_end(p);
+	p->on = 0;
+}
+
 int cmd_script(int argc, char **argv)
 {
 	int fmt = OUT_TEXT;
 	const char *range = NULL, *inline_prog = NULL;
+	int quiet = 0;
 	static const struct option lo[] = {{"format", 1, 0, 'f'}, {"time-range", 1, 0, 'r'}, {"help", 0, 0, 'h'},
-					   {0, 0, 0, 0}};
+					   {"quiet", 0, 0, 'q'}, {0, 0, 0, 0}};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "he:f:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "he:f:q", lo, NULL)) != -1) {
 		switch (c) {
 		case 'e': inline_prog = optarg; break;
 		case 'f':
@@ -82,6 +99,7 @@ int cmd_script(int argc, char **argv)
 				return 2;
 			break;
 		case 'r': range = optarg; break;
+		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -108,6 +126,10 @@ int cmd_script(int argc, char **argv)
 	struct tps_opts o = {.sz = sizeof(o), .file = path, .json = fmt == OUT_JSON, .fd = STDOUT_FILENO};
 	const char *scan = getenv("TPP_SCAN");
 	o.rows = scan && !strcmp(scan, "0");
+	struct an_progress pl; /* as dump and info draw it (an_run.h); the program keeps o */
+	an_progress_start(&pl, r, !quiet);
+	o.progress = progress;
+	o.progress_ctx = &pl;
 	struct tpp_names *nm = NULL;
 	struct tps_prog *p = NULL;
 	char err[600];
@@ -132,6 +154,7 @@ int cmd_script(int argc, char **argv)
 	}
 	struct tps_stats st;
 	e = tps_prog_run(p, &st, err, sizeof(err));
+	an_progress_end(&pl); /* when the run ended early: before any message */
 	if (e) {
 		fprintf(stderr, "tracepp script: %s: %s\n", path, err);
 		rc = 1;

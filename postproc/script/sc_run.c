@@ -191,6 +191,8 @@ static int by_columns(struct runner *R, const uint32_t *want, const struct tps_o
 			}
 			R->rt.t_end = cols->ts[runs[k].to - 1];
 		}
+		if (o->progress)
+			o->progress(o->progress_ctx, R->st->events, 0);
 	}
 out:
 	if (R->rt.err)
@@ -255,6 +257,8 @@ static int by_rows(struct runner *R, const uint32_t *want, const struct tps_opts
 			if (dispatch(R, ti, &c) || R->rt.stop)
 				goto out;
 		}
+		if (o->progress)
+			o->progress(o->progress_ctx, R->st->events, 0);
 	}
 out:
 	if (R->rt.err)
@@ -320,6 +324,8 @@ int sc_run(struct sc_prog *P, const struct tps_opts *o, struct tps_stats *st, ch
 		if (rc == -ENOTSUP)
 			rc = by_rows(R, want, o);
 	}
+	if (o->progress)
+		o->progress(o->progress_ctx, st->events, 1);
 	/* the intervals that fall before the recording's end */
 	if (!rc && !R->rt.stop)
 		rc = fire_due(R, t1);

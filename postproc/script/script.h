@@ -32,6 +32,11 @@ struct tps_opts {
 	int fd;               /* where output goes */
 	uint64_t from_ts, to_ts; /* time range, inclusive; 0/0 = everything */
 	int rows;             /* 1: never column scans (to compare the two paths) */
+	/* Optional: called with the events read so far after each batch of
+	 * them, and once with done = 1 when the events end, before END's
+	 * output (a progress line is cleared there). */
+	void (*progress)(void *ctx, uint64_t events, int done);
+	void *progress_ctx;
 };
 /* Compiles src[0..len) against the file r (and its names n). */
 int tps_prog_new(struct tps_prog **p, const char *src, size_t len, struct tpp_reader *r,
