@@ -63,7 +63,7 @@ run_pid() {
 BPFU=$B/bench/tpp-bpf-uprobe; have_bpf=0
 [ -x "$BPFU" ] && [ "$(id -u)" = 0 ] && run "$BPFU" -c "$P" $off -- "$P" 10 x && have_bpf=1
 [ $have_bpf = 1 ] || echo "# the BPF prototype cannot attach here ($(tail -1 $W/err 2>/dev/null)): its rows are skipped"
-RECARGS='__sp=%sp:x64 __ra=+0(%sp):x64'; RECRET='__sp=%sp:x64'
+RECARGS='__sp=%sp:x64 __ra=$stack0:x64'; RECRET='__sp=%sp:x64'
 TASKEV='task/task_newtask task/task_rename sched/sched_process_exec'
 # probes_on [ENTRY_FETCHARGS [RETURN_FETCHARGS [CLOCK [BUFFER_PERCENT [EXTRA_EVENTS [noread]]]]]]:
 # the pair in a private instance, read by cat per CPU (noread: read by

@@ -453,8 +453,11 @@ static int add_uprobes(struct func_probes *p, const struct func_opts *o, const c
 		 * return address at entry: what lets the pairing close frames a
 		 * longjmp or an exception left, and see a tail call (a callee
 		 * entered at its caller's stack pointer, returning through the
-		 * uretprobe trampoline) as one. */
-		func_fmt(line, sizeof(line), "p:%s/%s %s:0x%llx%s __sp=%%sp:x64 __ra=+0(%%sp):x64\n", p->group, ev,
+		 * uretprobe trampoline) as one. $stack0 is the same word as
+		 * +0(%sp), read by a constant-size copy that skips the hardened-
+		 * usercopy object check a dereference's variable-size one makes
+		 * (0 should the read fault). */
+		func_fmt(line, sizeof(line), "p:%s/%s %s:0x%llx%s __sp=%%sp:x64 __ra=$stack0:x64\n", p->group, ev,
 			 path, (unsigned long long)off, args);
 		if ((rc = probe_write(p->uprobe_events, line, err, errlen)) < 0 ||
 		    (rc = probe_add(p, ev, 0, es[i].name, obj, (uint64_t)off, 0, types)) < 0)
