@@ -289,6 +289,22 @@ test_expect 'merged io iops/bytes/s/avg-qd and net packets/s: totals over the un
 	PY
 '
 
+# review s7 B1: --by-host text printed every host's rows in one table at
+# the end (all kept); now each host's section as soon as its file is done
+test_expect '--by-host text: each host under "host LABEL:", its section byte for byte what the command prints of its file alone' '
+	files &&
+	for cmd in sched io net latency callgraph; do
+		"$TRACEPP" $cmd --by-host a.tpp b.tpp c.tpp >all.txt 2>/dev/null &&
+		{ echo "host hosta:a:"; "$TRACEPP" $cmd a.tpp 2>/dev/null; printf "\nhost hostb:\n"; "$TRACEPP" $cmd b.tpp 2>/dev/null
+		  printf "\nhost hosta:c:\n"; "$TRACEPP" $cmd c.tpp 2>/dev/null; } >want.txt || return 1
+		n=$(wc -c <want.txt)
+		head -c $n all.txt | cmp - want.txt || { echo "$cmd: sections differ"; return 1; }
+		tail -c +$((n + 1)) all.txt >rest.txt
+		[ ! -s rest.txt ] || grep -q "^all 3 files" rest.txt || { echo "$cmd: after the sections:"; cat rest.txt; return 1; }
+		[ $(grep -c "^host " all.txt) = 3 ] && [ $(wc -l <want.txt) -gt 8 ] || return 1
+	done
+'
+
 else
 test_skip 'several files, one analysis' 'tpp-gen under unshare -u (a hostname of its own) failed here'
 fi

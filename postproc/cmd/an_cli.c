@@ -360,6 +360,8 @@ int acli_next(struct acli *c)
 	return ACLI_GO;
 }
 
+static int host_text(struct acli *c);
+
 int acli_each(struct acli *c, int (*fn)(struct acli *c, void *ctx), int (*done)(struct acli *c, void *ctx),
 	      void *ctx)
 {
@@ -369,6 +371,8 @@ int acli_each(struct acli *c, int (*fn)(struct acli *c, void *ctx), int (*done)(
 			return rc;
 		/* a host's rows written as they came: out before the next file */
 		if (c->m && c->by_host && c->m->ntab && c->m->tab[0].out && fflush(stdout))
+			return 1;
+		if (c->m && c->by_host && c->fmt == TBL_TEXT && host_text(c))
 			return 1;
 	} while ((rc = acli_next(c)) == ACLI_GO);
 	if (!rc && acli_merged(c) && done)
@@ -488,6 +492,43 @@ FILE *acli_notes(struct acli *c)
 	return n->f;
 }
 
+/* --by-host in text: the file's own tables under "host LABEL:" (the rows
+ * as the file alone gives them, without the host column the heading
+ * says), then its notes, as soon as the file is done: memory is one
+ * file's rows, not every host's until the end (review s7 B1). */
+static int host_text(struct acli *c)
+{
+	struct acli_multi *m = c->m;
+	const char *h = acli_host(c, c->fi);
+	int rc = 0;
+	fputs(c->fi ? "\nhost " : "host ", stdout);
+	esc_text_put(stdout, h, strlen(h)); /* the file's bytes: no line break, no escape code */
+	fputs(":\n", stdout);
+	for (int k = 0; k < m->ntab; k++) {
+		struct mtab *t = &m->tab[k];
+		struct table *out = tbl_open(stdout, TBL_TEXT, t->cols, t->ncols);
+		for (size_t i = 0; i < t->nrows; i++) {
+			if (out && tbl_row(out, t->rows[i].cells + 1))
+				rc = 1;
+			for (size_t j = 0; j <= t->ncols; j++)
+				free((char *)t->rows[i].cells[j].s);
+			free(t->rows[i].cells);
+		}
+		t->nrows = 0;
+		if (!out || tbl_close(out))
+			rc = 1;
+	}
+	struct note *n = &m->notes[c->fi];
+	if (n->f) {
+		fflush(n->f);
+		fwrite(n->buf, 1, n->len, stdout);
+		fclose(n->f);
+		free(n->buf);
+		*n = (struct note){0};
+	}
+	return fflush(stdout) || rc ? 1 : 0;
+}
+
 static int by_host_first;
 static int cmp_row(const void *a, const void *b)
 {
@@ -513,6 +554,8 @@ int acli_finish(struct acli *c)
 			t->out = NULL;
 			continue;
 		}
+		if (c->by_host && c->fmt == TBL_TEXT)
+			continue; /* printed host by host (host_text) */
 		if (t->nrows)
 			qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_row);
 		struct table *out = tbl_open(stdout, c->fmt, t->hcols, t->ncols + 1);

@@ -77,7 +77,9 @@ struct acli_spec {
 	"Several files (one per host or run): one table with a host column (hostname,\n"   \
 	"or hostname:FILE when two files share one), every host's rows in one order;\n"  \
 	"each file is read alone, so a host's rows are what its file alone gives.\n"       \
-	"  --by-host                rows host by host, each in its file's own order\n"
+	"  --by-host                rows host by host, each in its file's own order, as\n"    \
+	"                           each file is done (text: a \"host LABEL:\" section per\n"  \
+	"                           file, what the command prints of that file alone)\n"
 #define ACLI_GO (-1)
 /* The common start of every analysis command: parses argv (--help prints
  * the usage and returns 0), opens FILE and its names, parses the time range
