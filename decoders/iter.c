@@ -73,7 +73,19 @@ static inline void ev_copy(struct tpp_event *dst, const struct tpp_event *src)
 	memcpy(dst, src, offsetof(struct tpp_event, v) + src->nvals * sizeof(src->v[0]));
 }
 
-/* The window's slots and heap, once per stream; 0 or -ENOMEM. */
+static void win_free(struct scur *s)
+{
+	free(s->win);
+	free(s->wheap);
+	free(s->wfree);
+	s->win = NULL;
+	s->wheap = s->wfree = NULL;
+	s->nfree = 0;
+}
+
+/* The window's slots and heap, while the stream needs them (a stream that
+ * leaves its window gives them back: ~77 KB each, per thread in a -pg
+ * recording with one clock step per thread); 0 or -ENOMEM. */
 static int win_alloc(struct tpp_iter *it, struct scur *s)
 {
 	uint32_t n = it->o.window + 1;
@@ -83,11 +95,7 @@ static int win_alloc(struct tpp_iter *it, struct scur *s)
 	s->wheap = malloc(n * sizeof(*s->wheap));
 	s->wfree = malloc(n * sizeof(*s->wfree));
 	if (!s->win || !s->wheap || !s->wfree) {
-		free(s->win);
-		free(s->wheap);
-		free(s->wfree);
-		s->win = NULL;
-		s->wheap = s->wfree = NULL;
+		win_free(s);
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -142,9 +150,7 @@ int tpp_iter_open(struct tpp_iter **itp, struct tpp_reader *r, const struct tpp_
 		struct scur *s = &it->cur[k];
 		for (size_t i = 1; i < s->nchunks; i++)
 			if (tpp_r_chunk(r, s->chunks[i])->first_ts < tpp_r_chunk(r, s->chunks[i - 1])->last_ts)
-				s->windowed = s->overlap = 1;
-		if (s->windowed && win_alloc(it, s))
-			goto oom;
+				s->windowed = s->overlap = 1; /* its slots come with its first chunk (load_next) */
 	}
 	if (!(it->sc = calloc(1, sizeof(*it->sc))))
 		goto oom;
@@ -253,6 +259,7 @@ static void release(struct scur *s)
 	s->rows = NULL;
 	s->rows_cap = 0;
 	s->ri = s->rn = 0;
+	win_free(s);
 }
 
 /* Decodes the next slice of the stream's current chunk: its number of
@@ -351,6 +358,7 @@ static int cur_fill(struct tpp_iter *it, struct scur *s)
 				if (!s->draining)
 					return 0;
 				s->draining = s->windowed = 0;
+				win_free(s);
 				continue;
 			}
 			win_pop(s, &s->head);
@@ -524,9 +532,7 @@ void tpp_iter_close(struct tpp_iter *it)
 			tpp_dec_end(&it->cur[k].dec[p]);
 		}
 		free(it->cur[k].chunks);
-		free(it->cur[k].win);
-		free(it->cur[k].wheap);
-		free(it->cur[k].wfree);
+		win_free(&it->cur[k]);
 		free(it->cur[k].rows);
 	}
 	if (it->sc)
