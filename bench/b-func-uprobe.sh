@@ -53,7 +53,8 @@ get() { awk -v k=$1 '$1==k {print $2}' $W/err; }
 # (a self-IPI on the writing CPU, ~10-20 us of the traced thread's CPU in
 # this VM), counted over each run
 iwi() { awk '$1 == "IWI:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts; }
-run() { local a; a=$(iwi); "$@" >/dev/null 2>$W/err; echo $(($(iwi) - a)) >$W/iwi; }
+# (the command's own status: have_bpf below relies on it)
+run() { local a rc; a=$(iwi); "$@" >/dev/null 2>$W/err; rc=$?; echo $(($(iwi) - a)) >$W/iwi; return $rc; }
 res() { echo "$(get loop_ns) $(get loop_cpu_ns) $(cat $W/iwi)"; }
 # run_pid CMD...: CMD alone in the instance's pid filter, as tracerec sets it for its command
 run_pid() {
