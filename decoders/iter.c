@@ -355,8 +355,10 @@ static int cur_fill(struct tpp_iter *it, struct scur *s)
 				win_push(s, next_row(s), s->cur);
 			}
 			if (!s->nwin) {
-				if (!s->draining)
+				if (!s->draining) {
+					release(s); /* the stream's end, in its window */
 					return 0;
+				}
 				s->draining = s->windowed = 0;
 				win_free(s);
 				continue;

@@ -280,6 +280,51 @@ static void window_memory(const char *path)
 	unlink(path);
 }
 
+/* Thread streams whose chunks overlap (a step back across a chunk's
+ * edge) stay in the window to their end; ended, they give their window
+ * and buffers back while a long stream goes on. */
+static void window_memory_end(const char *path)
+{
+	enum { NT = 300, NE = 200, CH = 100, LONG = 4000 };
+	struct tpp_writer *w;
+	struct tpp_w_opts o = {.sz = sizeof(o), .chunk_events = CH};
+	CHECK(tpp_w_open(&w, path, &o) == 0, "open writer");
+	static const struct tpp_field_def f1[] = {{"u", TPP_F_U64}};
+	struct tpp_type_def t1 = {1, "t_w", "test", 1, f1};
+	CHECK(tpp_w_add_type(w, &t1) == 0, "type");
+	int bad = 0;
+	bad += tpp_w_stream(w, 0, TPP_S_CPU, 0, -1, -1) != 0;
+	for (int t = 0; t < NT; t++)
+		bad += tpp_w_stream(w, 1000 + (uint32_t)t, TPP_S_THREAD, -1, 5 + t, 5 + t) != 0;
+	for (int i = 0; i < LONG; i++) {
+		bad += tpp_w_event(w, 0, 1, 1000ull * (uint64_t)i + 999, 9, (union tpp_val[]){{.u = 0}}) != 0;
+		for (int t = 0; i < NE && t < NT; t++)
+			bad += tpp_w_event(w, 1000 + (uint32_t)t, 1,
+					   (i == CH ? 1000ull * (CH - 1) + 400 : 1000ull * (uint64_t)i + 500) + (uint64_t)t,
+					   5 + t, (union tpp_val[]){{.u = (uint64_t)i}}) != 0;
+	}
+	CHECK(!bad && tpp_w_close(w) == 0, "write");
+	struct tpp_reader *r;
+	char msg[256];
+	CHECK(tpp_r_open(&r, path, msg, sizeof(msg)) == 0, "open reader: %s", msg);
+	struct tpp_iter *it;
+	struct tpp_iter_opts io = {.sz = sizeof(io), .sorted = 1, .window = 256};
+	CHECK(tpp_iter_open(&it, r, &io) == 0, "iter");
+	const struct tpp_event *ev;
+	size_t late = 0;
+	int n = 0;
+	while (tpp_iter_next(it, &ev) > 0)
+		if (++n == NT * NE + LONG / 2 + 100) { /* the thread streams long ended */
+			struct mallinfo2 mi = mallinfo2();
+			late = mi.uordblks + mi.hblkhd;
+		}
+	CHECK(n == NT * NE + LONG, "window memory at the end: %d events", n);
+	CHECK(late < 16u << 20, "window memory at the end: %zu bytes held after the windowed streams ended", late);
+	tpp_iter_close(it);
+	tpp_r_close(r);
+	unlink(path);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/tpp-rt-XXXXXX";
@@ -508,5 +553,6 @@ int main(void)
 	unlink(path);
 	window_file(path);
 	window_memory(path);
+	window_memory_end(path);
 	TEST_DONE();
 }
