@@ -241,7 +241,9 @@ static int ran(struct an_sched *s, struct an_task *t, uint64_t to)
 		return rc;
 	if (t->running && t->on_since && to >= t->on_since) {
 		t->oncpu_ns += to - t->on_since;
-		if (t->cpu >= 0 && (size_t)t->cpu < s->nrun && to > s->run_end[t->cpu])
+		/* not the idle task's: one for every CPU, its state says
+		 * nothing of any one of them */
+		if (t->tid && t->cpu >= 0 && (size_t)t->cpu < s->nrun && to > s->run_end[t->cpu])
 			s->run_end[t->cpu] = to;
 		if (s->on_run && t->tid)
 			rc = s->on_run(s->cb_ctx, t->cpu, t->tid, t->on_since, to);

@@ -188,6 +188,30 @@ static void dropped_events(void)
 	CHECK(!overlaps, "dropped events: %d runs overlap their CPU's last", overlaps);
 }
 
+/* The idle task runs on every CPU at once: its switch-in on one CPU says
+ * nothing of when another CPU's inferred run began.
+ *
+ *   CPU0: 100 6->5 | 200 5->idle
+ *   CPU1: 100 7->idle | 150 wakes 3 | [idle->3 missing] 300 3->idle: 3 ran 150..300 */
+static void idle_elsewhere(void)
+{
+	struct an_sched s;
+	CHECK(an_sched_init(&s) == 0, "init");
+	s.no_comm = 1;
+	s.on_run = on_run;
+	memset(ran_ns, 0, sizeof(ran_ns));
+	memset(cpu_end, 0, sizeof(cpu_end));
+	SWITCH(100, 0, 6, 1, 5);
+	SWITCH(100, 1, 7, 1, 0);
+	WAKEUP(150, 1, 0, 3);
+	SWITCH(200, 0, 5, 1, 0);
+	SWITCH(300, 1, 3, 1, 0);
+	CHECK(an_sched_finish(&s, 300) == 0, "finish");
+	CHECK(ran_ns[3] == 150 && ran_ns[5] == 100, "idle elsewhere: task 3 ran %llu (want 150), task 5 %llu",
+	      (unsigned long long)ran_ns[3], (unsigned long long)ran_ns[5]);
+	an_sched_free(&s);
+}
+
 int main(void)
 {
 	memset(&ty, 0, sizeof(ty));
@@ -249,6 +273,7 @@ int main(void)
 	an_sched_free(&s);
 	lost_switches();
 	idle_leaves();
+	idle_elsewhere();
 	dropped_events();
 	TEST_DONE();
 }
