@@ -77,7 +77,11 @@ test_expect 'one rule: any filter that passes nothing is said, with every filter
 	none export --table=events --format=csv --where="common_pid == -5" "$DEMO" && grep -q "passes --where=common_pid == -5$" err &&
 	none export --table=events --format=csv --comm=gen-app --time-range=1000s,2000s "$FUNC" &&
 	"$TRACEPP" export --table=events --format=csv --comm=gen-app "$FUNC" >out 2>err && ! grep -q "no event" err &&
-	[ $(wc -l <out) -gt 100 ] && "$TRACEPP" sched --tid=28124 "$DEMO" >out 2>err && ! grep -q "no event" err
+	[ $(wc -l <out) -gt 100 ] && "$TRACEPP" sched --tid=28124 "$DEMO" >out 2>err && ! grep -q "no event" err &&
+	# rows the task filter does not reach (block and net latencies) say nothing of it
+	for k in io net; do
+		"$TRACEPP" latency --$k --tid=28141 "$DEMO" >out 2>err && [ -s out ] && ! grep -q "no event" err || exit 1
+	done
 '
 
 test_done

@@ -302,7 +302,10 @@ test_expect '--by-host text: each host under "host LABEL:", its section byte for
 		tail -c +$((n + 1)) all.txt >rest.txt
 		[ ! -s rest.txt ] || grep -q "^all 3 files" rest.txt || { echo "$cmd: after the sections:"; cat rest.txt; return 1; }
 		[ $(grep -c "^host " all.txt) = 3 ] && [ $(wc -l <want.txt) -gt 8 ] || return 1
-	done
+	done &&
+	# folded stacks carry their host as the first frame: no heading lines
+	"$TRACEPP" callgraph --folded --by-host a.tpp b.tpp c.tpp >f.txt 2>/dev/null && [ -s f.txt ] &&
+	! grep -Ev "^(hosta:a|hostb|hosta:c);[^ ]+ [0-9]+$" f.txt
 '
 
 else

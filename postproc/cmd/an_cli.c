@@ -160,6 +160,7 @@ static int open_one(struct acli *c, int i)
 	c->path = c->files[i];
 	c->f.from_ts = c->f.to_ts = 0;
 	c->task_asks = c->task_hits = c->where_hits = 0;
+	c->tasks_unfiltered = 0;
 	c->inferred = -1;
 	if (!(c->r = cli_open(c->cmd, c->path)))
 		return 1;
@@ -240,7 +241,7 @@ int acli_fail(const struct acli *c, int err, const struct an_run_stats *st)
 static void report_none(const struct acli *c, const struct an_run_stats *st)
 {
 	int none = (st && c->range && !st->events) || (st && c->where && !c->where_hits) ||
-		   ((c->f.tids || c->f.comm) && !c->task_hits);
+		   ((c->f.tids || c->f.comm) && !c->task_hits && !c->tasks_unfiltered);
 	if (!none)
 		return;
 	char tids[96] = "", fl[512] = "";
@@ -372,7 +373,7 @@ int acli_each(struct acli *c, int (*fn)(struct acli *c, void *ctx), int (*done)(
 		/* a host's rows written as they came: out before the next file */
 		if (c->m && c->by_host && c->m->ntab && c->m->tab[0].out && fflush(stdout))
 			return 1;
-		if (c->m && c->by_host && c->fmt == TBL_TEXT && host_text(c))
+		if (c->m && c->by_host && c->fmt == TBL_TEXT && !c->text_stream && host_text(c))
 			return 1;
 	} while ((rc = acli_next(c)) == ACLI_GO);
 	if (!rc && acli_merged(c) && done)

@@ -28,6 +28,8 @@ struct acli {
 	uint64_t t0;       /* first event: replay prints times relative to it */
 	struct an_types *ty; /* the file's event classes, set by acli_start */
 	uint64_t task_asks, task_hits; /* acli_task_wanted's questions, yes answers */
+	int tasks_unfiltered; /* the file's rows are none of them a task's (latency --io/--net): --tid/--comm pass them all */
+	int text_stream;      /* the command prints lines, not tables (callgraph --folded): no "host" headings */
 	uint64_t where_hits; /* events --where passed */
 	void *user;        /* free for the command (its analysis state) */
 	int64_t inferred;  /* switch-ins the analysis inferred, for the closing note; -1: none made */

@@ -651,6 +651,9 @@ int cmd_callgraph(int argc, char **argv)
 	int rc = acli_start(&c, &spec, argc, argv);
 	if (rc != ACLI_GO)
 		return rc;
+	/* folded lines carry their host as their first frame: a heading
+	 * would be a line no flame graph tool reads */
+	c.text_stream = o.mode == M_FOLDED;
 	rc = acli_each(&c, cg_file, cg_done, &o);
 	if (!rc && c.m && (o.mode == M_CALLERS || o.mode == M_CALLEES) && !o.found) {
 		/* no file has it: as for one file, a failure, said once */

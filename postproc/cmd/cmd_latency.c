@@ -257,6 +257,9 @@ static int lat_open(struct lat_run *r, struct acli *c)
 	}
 	if (r->want_func)
 		acli_need(c, r->ty->has[AN_FENTRY] || r->ty->has[AN_UENTRY], "function entry");
+	/* block and packet latencies are not a task's: the task filter
+	 * takes calls and scheduler delays only (--help) */
+	c->tasks_unfiltered = !r->want_func && !r->want_sched;
 	an_sched_init(&r->sched);
 	r->sched.no_comm = 1; /* distributions only */
 	if (c->f.tids || c->f.comm) {
