@@ -83,7 +83,10 @@ test_expect 'a pager that cannot run or ends early: one line naming it and exit 
 	TRACEPP_PAGER=false tty "$TRACEPP dump $DEMO 2>err; echo rc=\$?" | tr -d "\r" >out &&
 	grep -q "^rc=1$" out && grep -q "^tracepp: the pager .false. failed (exit status 1)" err &&
 	TRACEPP_PAGER="head -2" tty "$TRACEPP dump $DEMO 2>err; echo rc=\$?" | tr -d "\r" >out &&
-	grep -q "^rc=0$" out && [ "$(grep -c . out)" = 3 ] && ! grep -q "^tracepp" err
+	grep -q "^rc=0$" out && [ "$(grep -c . out)" = 3 ] && ! grep -q "^tracepp" err &&
+	# a small output fits the pipe: a pager that fails later is said at exit
+	TRACEPP_PAGER="sleep 0.2; exit 3" tty "$TRACEPP info $DEMO 2>err; echo rc=\$?" | tr -d "\r" >out &&
+	grep -q "^rc=1$" out && grep -q "^tracepp: the pager .sleep 0.2; exit 3. failed (exit status 3)" err
 '
 
 test_done

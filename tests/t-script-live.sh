@@ -175,7 +175,7 @@ live() {
 	local bps= b ok=1
 	for b in $BTS; do
 		cat "$P/ready1.bt" "$P/$b.bt" "$P/ready2.bt" >"$b.live.bt"
-		timeout --foreground 300 bpftrace "$b.live.bt" >"$b.bt.out" 2>"$b.bt.err" & bps="$bps $!"
+		timeout --foreground -k 150 300 bpftrace "$b.live.bt" >"$b.bt.out" 2>"$b.bt.err" & bps="$bps $!"
 	done
 	bt_ready || ok=0
 	# both recorders recording: their instances on, and tracerec's own

@@ -80,13 +80,15 @@ static void pager_sigpipe(int sig)
 
 /* At exit: the pager sees the end of its input, and the terminal is not
  * handed back to the shell while it still shows the output. A pager that
- * could not run (the shell's 126/127) had every byte and showed none. */
+ * failed (could not run: the shell's 126/127; any other status, or a
+ * signal) after an output small enough to fit the pipe had every byte and
+ * may have shown none: said, exit 1. */
 static void pager_wait(void)
 {
 	fflush(stdout);
 	fclose(stdout);
 	int st = pager_reap();
-	if (st >= 0 && WIFEXITED(st) && (WEXITSTATUS(st) == 126 || WEXITSTATUS(st) == 127))
+	if (st >= 0 && !(WIFEXITED(st) && !WEXITSTATUS(st)))
 		pager_ended(st, 0);
 }
 
