@@ -45,6 +45,7 @@ none() {
 test_expect 'a filter that passes nothing: the same one line and exit 0 in every command' '
 	for c in dump replay sched callgraph latency; do
 		none $c --tid=999999 "$SMALL" && grep -q "passes --tid=999999$" err || exit 1
+		none $c --tid=999998 --tid=999999 "$SMALL" && grep -q "passes --tid=999998,999999$" err || exit 1
 		none $c --comm=nosuch,other "$SMALL" && grep -q "passes --comm=nosuch,other$" err || exit 1
 		none $c --time-range=1000s,2000s "$SMALL" && grep -q "passes --time-range=1000s,2000s$" err || exit 1
 	done &&

@@ -504,7 +504,7 @@ static void event_line(struct dump *d, int fmt, const struct tpp_event *ev, cons
 
 struct dump_opts {
 	int fmt, sorted, srcline, wall;
-	const char *range, *types, *where, *tid, *comm;
+	const char *range, *types, *where, *comm;
 	size_t ntids;
 	int32_t tids[64];
 };
@@ -520,7 +520,6 @@ static int tid_in(const struct dump_opts *a, int32_t tid)
 /* --tid=TID[,TID]: 0, or 2 after a usage line */
 static int parse_tids(struct dump_opts *a, const char *arg)
 {
-	a->tid = arg;
 	for (const char *p = arg;;) {
 		char *end;
 		long v = strtol(p, &end, 10);
@@ -681,9 +680,11 @@ int cmd_dump(int argc, char **argv)
 	cli_warn_damaged("dump", ndamaged + at_open, ndamaged ? damage : tpp_r_error(r));
 	/* as perf script and uftrace replay: no event is no error, but said */
 	if (!shown && !o->err && (a.ntids || a.comm || a.types || flt || a.range)) {
-		char fl[512] = "";
+		char fl[512] = "", tids[96] = ""; /* every --tid given, not the last one's text */
+		for (size_t i = 0, l = 0; i < a.ntids && l < sizeof(tids) - 16; i++)
+			l += (size_t)snprintf(tids + l, sizeof(tids) - l, "%s%d", i ? "," : "", (int)a.tids[i]);
 		const char *const name[] = {"tid", "comm", "type", "where", "time-range"};
-		const char *const val[] = {a.tid, a.comm, a.types, a.where, a.range};
+		const char *const val[] = {a.ntids ? tids : NULL, a.comm, a.types, a.where, a.range};
 		for (size_t i = 0; i < 5; i++)
 			if (val[i])
 				cli_filter_add(fl, sizeof(fl), name[i], val[i]);
