@@ -244,9 +244,8 @@ static void report_none(const struct acli *c, const struct an_run_stats *st)
 		   ((c->f.tids || c->f.comm) && !c->task_hits && !c->tasks_unfiltered);
 	if (!none)
 		return;
-	char tids[96] = "", fl[512] = "";
-	for (size_t i = 0, l = 0; c->f.tids && i < c->f.ntids && l < sizeof(tids) - 16; i++)
-		l += (size_t)snprintf(tids + l, sizeof(tids) - l, "%s%d", i ? "," : "", (int)c->f.tids[i]);
+	char tids[96], fl[512] = "";
+	cli_tids_text(tids, sizeof(tids), c->f.tids, c->f.tids ? c->f.ntids : 0);
 	const char *const name[] = {"tid", "comm", "where", "time-range"};
 	const char *const val[] = {c->f.tids ? tids : NULL, c->f.comm, st ? c->where : NULL, st ? c->range : NULL};
 	for (size_t i = 0; i < 4; i++)

@@ -158,3 +158,10 @@ void cli_filter_add(char *buf, size_t cap, const char *name, const char *val)
 	if (n < cap)
 		snprintf(buf + n, cap - n, " --%s=%s", name, val);
 }
+
+void cli_tids_text(char *buf, size_t cap, const int32_t *tids, size_t n)
+{
+	buf[0] = 0;
+	for (size_t i = 0, l = 0; i < n && l + 16 < cap; i++)
+		l += (size_t)snprintf(buf + l, cap - l, "%s%d", i ? "," : "", (int)tids[i]);
+}

@@ -36,6 +36,9 @@ void cli_warn_damaged(const char *cmd, uint64_t n, const char *msg);
 void cli_no_match(const char *cmd, const char *path, const char *filters);
 /* Appends " --NAME=VAL" to buf (cap bytes, NUL-terminated), cut to fit. */
 void cli_filter_add(char *buf, size_t cap, const char *name, const char *val);
+/* The n thread ids as --tid takes them, "1,2,3", into buf (cap bytes), the
+ * list cut where it would not fit: every --tid given, not the last one's text. */
+void cli_tids_text(char *buf, size_t cap, const int32_t *tids, size_t n);
 
 /* Parses a duration with unit ("10us", "1.5ms", "2s", "500" = ns). -1 on error. */
 int cli_duration(const char *s, uint64_t *ns);

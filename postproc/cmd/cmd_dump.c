@@ -680,9 +680,8 @@ int cmd_dump(int argc, char **argv)
 	cli_warn_damaged("dump", ndamaged + at_open, ndamaged ? damage : tpp_r_error(r));
 	/* as perf script and uftrace replay: no event is no error, but said */
 	if (!shown && !o->err && (a.ntids || a.comm || a.types || flt || a.range)) {
-		char fl[512] = "", tids[96] = ""; /* every --tid given, not the last one's text */
-		for (size_t i = 0, l = 0; i < a.ntids && l < sizeof(tids) - 16; i++)
-			l += (size_t)snprintf(tids + l, sizeof(tids) - l, "%s%d", i ? "," : "", (int)a.tids[i]);
+		char fl[512] = "", tids[96];
+		cli_tids_text(tids, sizeof(tids), a.tids, a.ntids);
 		const char *const name[] = {"tid", "comm", "type", "where", "time-range"};
 		const char *const val[] = {a.ntids ? tids : NULL, a.comm, a.types, a.where, a.range};
 		for (size_t i = 0; i < 5; i++)
