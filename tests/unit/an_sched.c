@@ -58,6 +58,16 @@ static void feed(struct an_sched *s, int type, uint64_t ts, int cpu, int tid, ui
 #define SWITCH(ts, cpu, prev, state, next) feed(&s, T_SWITCH, ts, cpu, prev, prev, state, next)
 #define WAKEUP(ts, cpu, by, pid) feed(&s, T_WAKEUP, ts, cpu, by, pid, 0, 0)
 
+/* A state machine for one hand-built schedule, on_run's tallies zeroed. */
+static void fresh(struct an_sched *s)
+{
+	CHECK(an_sched_init(s) == 0, "init");
+	s->no_comm = 1;
+	s->on_run = on_run;
+	memset(ran_ns, 0, sizeof(ran_ns));
+	memset(cpu_end, 0, sizeof(cpu_end));
+}
+
 static const struct an_task *task(const struct an_sched *s, int32_t tid)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -77,11 +87,7 @@ static const struct an_task *task(const struct an_sched *s, int32_t tid)
 static void lost_switches(void)
 {
 	struct an_sched s;
-	CHECK(an_sched_init(&s) == 0, "init");
-	s.no_comm = 1;
-	s.on_run = on_run;
-	memset(ran_ns, 0, sizeof(ran_ns));
-	memset(cpu_end, 0, sizeof(cpu_end));
+	fresh(&s);
 	SWITCH(100, 0, 9, 1, 1);
 	SWITCH(110, 1, 8, 1, 2);
 	SWITCH(200, 0, 2, 1, 3);
@@ -110,11 +116,7 @@ static void lost_switches(void)
 static void idle_leaves(void)
 {
 	struct an_sched s;
-	CHECK(an_sched_init(&s) == 0, "init");
-	s.no_comm = 1;
-	s.on_run = on_run;
-	memset(ran_ns, 0, sizeof(ran_ns));
-	memset(cpu_end, 0, sizeof(cpu_end));
+	fresh(&s);
 	SWITCH(100, 0, 9, 1, 1);
 	SWITCH(200, 0, 0, 0, 2);
 	SWITCH(300, 0, 2, 1, 0);
@@ -196,11 +198,7 @@ static void dropped_events(void)
 static void idle_elsewhere(void)
 {
 	struct an_sched s;
-	CHECK(an_sched_init(&s) == 0, "init");
-	s.no_comm = 1;
-	s.on_run = on_run;
-	memset(ran_ns, 0, sizeof(ran_ns));
-	memset(cpu_end, 0, sizeof(cpu_end));
+	fresh(&s);
 	SWITCH(100, 0, 6, 1, 5);
 	SWITCH(100, 1, 7, 1, 0);
 	WAKEUP(150, 1, 0, 3);

@@ -176,18 +176,43 @@ static void scan_file(const char *path, int nstreams)
 	tpp_r_close(r);
 }
 
+/* A file of one u64 type (1, "t_w") in chunks of chunk_events events. */
+static struct tpp_writer *window_writer(const char *path, uint32_t chunk_events)
+{
+	struct tpp_writer *w = NULL;
+	struct tpp_w_opts o = {.sz = sizeof(o), .chunk_events = chunk_events};
+	CHECK(tpp_w_open(&w, path, &o) == 0, "open writer");
+	static const struct tpp_field_def f1[] = {{"u", TPP_F_U64}};
+	struct tpp_type_def t1 = {1, "t_w", "test", 1, f1};
+	CHECK(w && tpp_w_add_type(w, &t1) == 0, "type");
+	return w;
+}
+
+/* The file in time order, through a reorder window of window events. */
+static struct tpp_iter *window_iter(const char *path, uint32_t window, struct tpp_reader **r)
+{
+	char msg[256];
+	struct tpp_iter *it = NULL;
+	CHECK(tpp_r_open(r, path, msg, sizeof(msg)) == 0, "open reader: %s", msg);
+	struct tpp_iter_opts io = {.sz = sizeof(io), .sorted = 1, .window = window};
+	CHECK(tpp_iter_open(&it, *r, &io) == 0, "iter");
+	return it;
+}
+
+/* Bytes malloc holds now (0 under the ASan allocator: its checks then say nothing). */
+static size_t heap_held(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+	return mi.uordblks + mi.hblkhd;
+}
+
 /* The reorder window: a thread's stream with one step back in one chunk
  * (a clock read on another CPU) comes out in time order, and the window is
  * left once it drains: the sorted chunks after it come out in runs again. */
 static void window_file(const char *path)
 {
 	enum { NW = 3000, CH = 100, BACK = 1050, NC = 200 };
-	struct tpp_writer *w;
-	struct tpp_w_opts o = {.sz = sizeof(o), .chunk_events = CH};
-	CHECK(tpp_w_open(&w, path, &o) == 0, "open writer");
-	static const struct tpp_field_def f1[] = {{"u", TPP_F_U64}};
-	struct tpp_type_def t1 = {1, "t_w", "test", 1, f1};
-	CHECK(tpp_w_add_type(w, &t1) == 0, "type");
+	struct tpp_writer *w = window_writer(path, CH);
 	CHECK(tpp_w_stream(w, 1000, TPP_S_THREAD, -1, 5, 5) == 0 && tpp_w_stream(w, 0, TPP_S_CPU, 0, -1, -1) == 0,
 	      "streams");
 	static uint64_t want[NW + NC];
@@ -213,11 +238,7 @@ static void window_file(const char *path)
 			want[k - 1] = x;
 		}
 	struct tpp_reader *r;
-	char msg[256];
-	CHECK(tpp_r_open(&r, path, msg, sizeof(msg)) == 0, "open reader: %s", msg);
-	struct tpp_iter *it;
-	struct tpp_iter_opts io = {.sz = sizeof(io), .sorted = 1, .window = 64};
-	CHECK(tpp_iter_open(&it, r, &io) == 0, "iter");
+	struct tpp_iter *it = window_iter(path, 64, &r);
 	const struct tpp_event *ev;
 	size_t stride;
 	int k, got = 0, bad = 0, longest_after = 0;
@@ -240,12 +261,7 @@ static void window_file(const char *path)
 static void window_memory(const char *path)
 {
 	enum { NT = 300, NE = 400, CH = 100 };
-	struct tpp_writer *w;
-	struct tpp_w_opts o = {.sz = sizeof(o), .chunk_events = CH};
-	CHECK(tpp_w_open(&w, path, &o) == 0, "open writer");
-	static const struct tpp_field_def f1[] = {{"u", TPP_F_U64}};
-	struct tpp_type_def t1 = {1, "t_w", "test", 1, f1};
-	CHECK(tpp_w_add_type(w, &t1) == 0, "type");
+	struct tpp_writer *w = window_writer(path, CH);
 	for (int t = 0; t < NT; t++)
 		CHECK(tpp_w_stream(w, 1000 + (uint32_t)t, TPP_S_THREAD, -1, 5 + t, 5 + t) == 0, "stream %d", t);
 	for (int i = 0; i < NE; i++)
@@ -255,17 +271,12 @@ static void window_memory(const char *path)
 			      "event");
 	CHECK(tpp_w_close(w) == 0, "close");
 	struct tpp_reader *r;
-	char msg[256];
-	CHECK(tpp_r_open(&r, path, msg, sizeof(msg)) == 0, "open reader: %s", msg);
-	struct tpp_iter *it;
-	struct tpp_iter_opts io = {.sz = sizeof(io), .sorted = 1, .window = 256};
-	CHECK(tpp_iter_open(&it, r, &io) == 0, "iter");
+	struct tpp_iter *it = window_iter(path, 256, &r);
 	const struct tpp_event *ev;
 	size_t peak = 0, at_half = 0;
 	int n = 0;
 	while (tpp_iter_next(it, &ev) > 0) {
-		struct mallinfo2 mi = mallinfo2();
-		size_t held = mi.uordblks + mi.hblkhd;
+		size_t held = heap_held();
 		if (++n > NT * NE / 2 && !at_half)
 			at_half = held;
 		if (held > peak)
@@ -286,12 +297,7 @@ static void window_memory(const char *path)
 static void window_memory_end(const char *path)
 {
 	enum { NT = 300, NE = 200, CH = 100, LONG = 4000 };
-	struct tpp_writer *w;
-	struct tpp_w_opts o = {.sz = sizeof(o), .chunk_events = CH};
-	CHECK(tpp_w_open(&w, path, &o) == 0, "open writer");
-	static const struct tpp_field_def f1[] = {{"u", TPP_F_U64}};
-	struct tpp_type_def t1 = {1, "t_w", "test", 1, f1};
-	CHECK(tpp_w_add_type(w, &t1) == 0, "type");
+	struct tpp_writer *w = window_writer(path, CH);
 	int bad = 0;
 	bad += tpp_w_stream(w, 0, TPP_S_CPU, 0, -1, -1) != 0;
 	for (int t = 0; t < NT; t++)
@@ -305,18 +311,13 @@ static void window_memory_end(const char *path)
 	}
 	CHECK(!bad && tpp_w_close(w) == 0, "write");
 	struct tpp_reader *r;
-	char msg[256];
-	CHECK(tpp_r_open(&r, path, msg, sizeof(msg)) == 0, "open reader: %s", msg);
-	struct tpp_iter *it;
-	struct tpp_iter_opts io = {.sz = sizeof(io), .sorted = 1, .window = 256};
-	CHECK(tpp_iter_open(&it, r, &io) == 0, "iter");
+	struct tpp_iter *it = window_iter(path, 256, &r);
 	const struct tpp_event *ev;
 	size_t late = 0;
 	int n = 0;
 	while (tpp_iter_next(it, &ev) > 0)
 		if (++n == NT * NE + LONG / 2 + 100) { /* the thread streams long ended */
-			struct mallinfo2 mi = mallinfo2();
-			late = mi.uordblks + mi.hblkhd;
+			late = heap_held();
 		}
 	CHECK(n == NT * NE + LONG, "window memory at the end: %d events", n);
 	CHECK(late < 16u << 20, "window memory at the end: %zu bytes held after the windowed streams ended", late);
