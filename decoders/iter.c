@@ -529,13 +529,8 @@ void tpp_iter_close(struct tpp_iter *it)
 	if (!it)
 		return;
 	for (size_t k = 0; k < it->ncur; k++) {
-		for (int p = 0; p < 2; p++) {
-			free(it->cur[k].buf[p]);
-			tpp_dec_end(&it->cur[k].dec[p]);
-		}
+		release(&it->cur[k]); /* what an ended stream gave back already is NULL */
 		free(it->cur[k].chunks);
-		win_free(&it->cur[k]);
-		free(it->cur[k].rows);
 	}
 	if (it->sc)
 		free(it->sc->start);
